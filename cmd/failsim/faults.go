@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/failsim/failsim/fault"
+	"github.com/failsim/failsim/sim"
+	"github.com/failsim/failsim/statemap"
+)
+
+// faultRows are the rows of the fault table: each kind, with the arguments that matter.
+var faultRows = []struct {
+	f    fault.Fault
+	what string
+}{
+	{fault.Fault{Kind: fault.Heal}, "no fault"},
+	{fault.Fault{Kind: fault.Refuse}, "port closed: hard death"},
+	{fault.Fault{Kind: fault.Reset}, "RST on every connection"},
+	{fault.Fault{Kind: fault.Close}, "FIN right after accept: clean exit"},
+	{fault.Fault{Kind: fault.Freeze}, "accepted, then silence"},
+	{fault.Fault{Kind: fault.Blackhole}, "SYN never answered"},
+	{fault.Fault{Kind: fault.Stall}, "connect and login work, queries hang: the EBS case"},
+	{fault.Fault{Kind: fault.Slow, Delay: 2 * time.Second}, "the query's reply takes 2s (under the budget)"},
+	{fault.Fault{Kind: fault.Slow, Delay: 10 * time.Second}, "the query's reply takes 10s (over the budget)"},
+	{fault.Fault{Kind: fault.Error, Code: 1040}, "Too many connections, instead of the greeting"},
+	{fault.Fault{Kind: fault.Error, Code: 1045}, "Access denied, in reply to the login"},
+	{fault.Fault{Kind: fault.Error, Code: 1205}, "any other MySQL error, instead of the greeting"},
+	{fault.Fault{Kind: fault.Unreachable}, "no route to host"},
+	{fault.Fault{Kind: fault.HostDown}, "host is down"},
+	{fault.Fault{Kind: fault.Probe, Condition: "query_exec_timeout"}, "any condition, forced"},
+}
+
+func (m *Main) runFaults(ctx context.Context, args []string) error {
+	fs := m.newFlags("faults", "[--statemap FILE] [--timeout DUR]")
+	smFlag := fs.String("statemap", "", "statemap override `FILE` to layer on the defaults")
+	timeout := fs.Duration("timeout", sim.DefaultTimeout, "the checker's probe budget")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		return usageErr(fmt.Errorf("faults takes no arguments, got %q", fs.Args()), "")
+	}
+	if *timeout <= 0 {
+		return usageErr(fmt.Errorf("--timeout %s: want a positive duration", *timeout), "")
+	}
+	sm, err := statemap.Load(*smFlag)
+	if err != nil {
+		return usageErr(err, "")
+	}
+	tw := tabwriter.NewWriter(m.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "FAULT\tWHAT\tPROBE OUTCOME\tAFTER\tSTATE\tTHRESHOLD\tACTION\tEFFECT")
+	for _, row := range faultRows {
+		o := sim.Predict(row.f, *timeout)
+		r := sm.Rule(o.Condition)
+		state := r.State
+		if o.Condition == statemap.OK {
+			state = statemap.Online
+		}
+		after := "at once"
+		if o.Took > 0 {
+			after = o.Took.String()
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", row.f, row.what, o.Condition, after, state, r.Threshold, r.Action, r.Explain())
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/failsim/failsim/sim"
+	"github.com/failsim/failsim/statemap"
+)
+
+func (m *Main) runReplay(ctx context.Context, args []string) error {
+	fs := m.newFlags("replay", "[--statemap FILE] [--format text|json] FILE")
+	smFlag := fs.String("statemap", "", "statemap override `FILE` (wins over the timeline's statemap statement)")
+	format := fs.String("format", "text", "output format: text or json")
+	level := logLevelFlag(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	log, err := m.newLogger(*level)
+	if err != nil {
+		return err
+	}
+	var f sim.Format
+	switch *format {
+	case "text":
+		f = sim.Text
+	case "json":
+		f = sim.JSON
+	default:
+		return usageErr(fmt.Errorf("--format %q: want text or json", *format), "")
+	}
+	if fs.NArg() != 1 {
+		return usageErr(fmt.Errorf("replay takes one timeline file, got %d arguments", fs.NArg()), "failsim replay testdata/incidents/ebs-stall.timeline")
+	}
+	tl, sm, err := loadIncident(fs.Arg(0), *smFlag)
+	if err != nil {
+		return usageErr(err, "")
+	}
+	log.Debug().Str("timeline", tl.File).Int("events", len(tl.Events)).Msg("replaying")
+	report := sim.NewReport(tl, sm)
+	printer := sim.NewPrinter(m.Stdout, f, tl.Start)
+	obs := []sim.Observer{printer, report}
+	for _, x := range tl.Expects {
+		obs = append(obs, x)
+	}
+	sim.Replay(tl, sm, obs...)
+	results := sim.Judge(tl.Expects)
+	if err := printer.Summary(tl.File, report, results); err != nil {
+		return err
+	}
+	for _, r := range results {
+		if !r.Held {
+			return failedErr()
+		}
+	}
+	return nil
+}
+
+// loadIncident reads a timeline and its effective statemap: the --statemap flag if given,
+// else the timeline's statemap statement, else the defaults.
+func loadIncident(path, smFlag string) (*sim.Timeline, *statemap.Map, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	tl, err := sim.Parse(path, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	smPath := smFlag
+	if smPath == "" && tl.Statemap != "" {
+		smPath = tl.Statemap
+		if _, err := os.Stat(smPath); err != nil {
+			return nil, nil, &statemap.ParseError{File: tl.File, Line: tl.StatemapLine, Err: fmt.Errorf("statemap %s: %w", smPath, err)}
+		}
+	}
+	sm, err := statemap.Load(smPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	return tl, sm, nil
+}

@@ -1,0 +1,64 @@
+package fence
+
+import "github.com/failsim/failsim/statemap"
+
+// NodeView is what the engine knows of one node at the current instant.
+type NodeView struct {
+	Name      string
+	Role      Role // master or replica; a failed node keeps the role it had
+	Failed    bool // out of service
+	Shunned   bool // a master failed over: never recovered automatically
+	ManagerUp bool
+	State     statemap.State // the datasource state its last probe showed; unknown before any
+	LastOK    bool           // its last finished probe was ok
+}
+
+// RoleName is the role as a timeline's expectations name it: master, replica or failed.
+func (v NodeView) RoleName() string {
+	if v.Failed {
+		return "failed"
+	}
+	return v.Role.String()
+}
+
+// AlarmView is one active alarm.
+type AlarmView struct {
+	Condition statemap.Condition
+	Count     int // ticks so far
+	Threshold int
+	Action    statemap.Action
+}
+
+// Len returns the number of nodes.
+func (e *Engine) Len() int { return len(e.nodes) }
+
+// Node returns the view of node i.
+func (e *Engine) Node(i int) NodeView {
+	n := &e.nodes[i]
+	return NodeView{Name: n.name, Role: n.role, Failed: n.failed, Shunned: n.shunned, ManagerUp: n.managerUp, State: n.state, LastOK: n.lastOK}
+}
+
+// Alarms appends node i's active alarms, oldest first, to dst and returns it.
+func (e *Engine) Alarms(dst []AlarmView, i int) []AlarmView {
+	for _, a := range e.nodes[i].alarms {
+		dst = append(dst, AlarmView{Condition: a.cond, Count: a.count, Threshold: a.threshold, Action: a.action})
+	}
+	return dst
+}
+
+// Policy returns the cluster's policy.
+func (e *Engine) Policy() Policy { return e.policy }
+
+// Coordinator returns the index of the coordinator, or -1 when no manager is up.
+func (e *Engine) Coordinator() int { return e.coordinator }
+
+// Master returns the index of the master in service, or -1 when there is none.
+func (e *Engine) Master() int {
+	for i := range e.nodes {
+		if e.nodes[i].role == Master && !e.nodes[i].failed {
+			return i
+		}
+	}
+	return -1
+}
+

@@ -1,0 +1,180 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/statemap"
+)
+
+// Report observes a replay and explains its outcome: did the cluster fail over, when and why,
+// and if not, why not for every node that was ever not online.
+type Report struct {
+	tl        *Timeline
+	m         *statemap.Map
+	nodes     map[string]*nodeStory
+	order     []string
+	failovers []fence.Event // Failover and NoCandidate, in order
+	expired   map[string]fence.Event
+	why       map[int]string // failover index -> the expiry that caused it
+}
+
+type nodeStory struct {
+	conds     []statemap.Condition
+	seen      [statemap.NumConditions]bool
+	maxCount  [statemap.NumConditions]int
+	heals     []time.Duration
+	cleared   int
+	fenced    []fence.Event // NodeFailed, AlreadyFailed, waiting
+	downSince time.Duration
+	down      bool
+	downEver  []time.Duration
+}
+
+// NewReport returns a report observer for a replay of tl under m.
+func NewReport(tl *Timeline, m *statemap.Map) *Report {
+	r := &Report{tl: tl, m: m, nodes: map[string]*nodeStory{}, expired: map[string]fence.Event{}, why: map[int]string{}}
+	for _, n := range tl.Nodes {
+		r.nodes[n.Name] = &nodeStory{}
+		r.order = append(r.order, n.Name)
+	}
+	return r
+}
+
+// Instant implements Observer.
+func (r *Report) Instant(time.Duration, *fence.Engine) {}
+
+// Event implements Observer.
+func (r *Report) Event(ev fence.Event) {
+	n := r.nodes[ev.Node]
+	switch ev.Kind {
+	case fence.StateChanged, fence.AlarmRaised:
+		if ev.Condition != statemap.OK && !n.seen[ev.Condition] {
+			n.seen[ev.Condition] = true
+			n.conds = append(n.conds, ev.Condition)
+		}
+	case fence.AlarmHealed:
+		n.heals = append(n.heals, ev.At)
+		n.maxCount[ev.Condition] = max(n.maxCount[ev.Condition], ev.Count)
+	case fence.AlarmCleared:
+		n.cleared++
+		n.maxCount[ev.Condition] = max(n.maxCount[ev.Condition], ev.Count)
+	case fence.AlarmExpired:
+		n.maxCount[ev.Condition] = max(n.maxCount[ev.Condition], ev.Count)
+		r.expired[ev.Node] = ev
+	case fence.NodeFailed, fence.AlreadyFailed, fence.ExpiryWaiting:
+		n.fenced = append(n.fenced, ev)
+	case fence.Failover, fence.NoCandidate:
+		if x, ok := r.expired[ev.Node]; ok {
+			r.why[len(r.failovers)] = fmt.Sprintf("%s on %s lasted %s (threshold %d, action %s)", x.Condition, ev.Node, plural(x.Count, "tick"), x.Threshold, x.Action)
+		}
+		r.failovers = append(r.failovers, ev)
+	case fence.ManagerDown:
+		n.down, n.downSince = true, ev.At
+		n.downEver = append(n.downEver, ev.At)
+	case fence.ManagerUp:
+		n.down = false
+	}
+}
+
+// FailedOver reports whether any failover was attempted.
+func (r *Report) FailedOver() bool { return len(r.failovers) > 0 }
+
+// Failovers returns the failover events, in order.
+func (r *Report) Failovers() []fence.Event { return r.failovers }
+
+// Verdict returns the verdict's lines: the first says whether the cluster failed over, the rest
+// why, or why not.
+func (r *Report) Verdict() []string {
+	clock := func(d time.Duration) string { return Clock(r.tl.Start, d) }
+	var out []string
+	if len(r.failovers) > 0 {
+		for i, ev := range r.failovers {
+			if ev.Kind == fence.Failover {
+				out = append(out, fmt.Sprintf("failover at %s: master %s failed, %s promoted", clock(ev.At), ev.Node, ev.Other))
+			} else {
+				out = append(out, fmt.Sprintf("failover at %s: master %s failed, no replica eligible: no master", clock(ev.At), ev.Node))
+			}
+			if w, ok := r.why[i]; ok {
+				out = append(out, "  because "+w)
+			}
+		}
+		return out
+	}
+	out = append(out, "no failover")
+	for _, name := range r.order {
+		n := r.nodes[name]
+		for _, c := range n.conds {
+			out = append(out, fmt.Sprintf("  %s: %s", name, r.whyNot(name, n, c)))
+		}
+		if len(n.heals) > 0 {
+			out = append(out, fmt.Sprintf("  %s: %s reset its alarms (%s)", name, plural(len(n.heals), "self-heal"), clockList(r.tl.Start, n.heals, 8)))
+		}
+		if n.cleared > 0 {
+			out = append(out, fmt.Sprintf("  %s: entering maintenance cleared %s", name, plural(n.cleared, "alarm")))
+		}
+		if len(n.downEver) > 0 {
+			out = append(out, fmt.Sprintf("  %s: its manager went down at %s: no probes while down, nothing new known", name, clockList(r.tl.Start, n.downEver, 8)))
+		}
+		for _, ev := range n.fenced {
+			switch {
+			case ev.Kind == fence.ExpiryWaiting:
+				out = append(out, fmt.Sprintf("  %s: %s expired at %s with no manager up to fence it", name, ev.Condition, clock(ev.At)))
+			case ev.Kind == fence.NodeFailed && ev.Role == fence.Master:
+				out = append(out, fmt.Sprintf("  %s: failed at %s by %s, but %s", name, clock(ev.At), ev.Condition, ev.Detail))
+			case ev.Kind == fence.NodeFailed:
+				out = append(out, fmt.Sprintf("  %s: failed at %s by %s: a replica is taken out of service, not failed over", name, clock(ev.At), ev.Condition))
+			}
+		}
+	}
+	if len(out) == 1 {
+		out = append(out, "  every node stayed online")
+	}
+	return out
+}
+
+func (r *Report) whyNot(name string, n *nodeStory, c statemap.Condition) string {
+	rule := r.m.Rule(c)
+	if !rule.Fatal() {
+		return fmt.Sprintf("%s maps to action %s (threshold %d): %s", c, rule.Action, rule.Threshold, flavor(rule))
+	}
+	reached := n.maxCount[c]
+	return fmt.Sprintf("%s fails after %s, its alarm reached at most %d before it was reset or the replay ended", c, plural(rule.Threshold, "tick"), reached)
+}
+
+// flavor says in a few words what a rule that never fences means.
+func flavor(r statemap.Rule) string {
+	if r.Action == statemap.Fail {
+		return "never expires, never fenced"
+	}
+	switch r.State {
+	case statemap.Timeout:
+		return "slow, not dead"
+	case statemap.Suspect:
+		return "suspect, not provably dead"
+	case statemap.Stopped:
+		return "down, but not fenced"
+	}
+	return "logged, never fenced"
+}
+
+func clockList(start time.Time, ts []time.Duration, most int) string {
+	var s []string
+	for i, t := range ts {
+		if i == most {
+			s = append(s, fmt.Sprintf("and %d more", len(ts)-most))
+			break
+		}
+		s = append(s, Clock(start, t))
+	}
+	return strings.Join(s, ", ")
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

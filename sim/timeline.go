@@ -1,0 +1,374 @@
+package sim
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/failsim/failsim/fault"
+	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/statemap"
+)
+
+// Default checker settings: the manager's mgr_monitor_interval and mon_db_query_timeout.
+const (
+	DefaultInterval = 3 * time.Second
+	DefaultTimeout  = 5 * time.Second
+	// DefaultTail is how long a replay runs past the last event when no "cluster end" is given.
+	DefaultTail = 10 * time.Minute
+)
+
+// Timeline is a parsed incident: the cluster, the checker's settings and the timed events.
+type Timeline struct {
+	File         string // the name errors and reports use
+	Nodes        []fence.NodeConfig
+	Interval     time.Duration // between probe starts
+	Timeout      time.Duration // the probe's budget
+	Statemap     string        // the "statemap" statement's path, resolved against File's folder; "" if none
+	StatemapLine int
+	Policy       fence.Policy
+	Start        time.Time // the clock time of t=0
+	Events       []Event   // in time order (file order among equal times)
+	End          time.Duration
+	Expects      []Expect
+}
+
+// EventKind is what a timeline event does.
+type EventKind uint8
+
+// The timeline's event kinds.
+const (
+	SetFault EventKind = iota + 1
+	ManagerDown
+	ManagerUp
+	SetPolicy
+	Recover
+	End
+)
+
+// Event is one timed statement of a timeline.
+type Event struct {
+	At     time.Duration
+	Line   int
+	Kind   EventKind
+	Node   int // index into Timeline.Nodes; -1 for cluster events
+	Fault  fault.Fault
+	Policy fence.Policy
+}
+
+var nodeName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]*$`)
+
+// Parse reads a timeline. name is the file's name for errors and for resolving the statemap
+// statement; data must be UTF-8. Every error is a *statemap.ParseError naming the line.
+func Parse(name string, data []byte) (*Timeline, error) {
+	p := &parser{tl: &Timeline{File: name, Interval: DefaultInterval, Timeout: DefaultTimeout, Start: time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)}, nodes: map[string]int{}}
+	if err := p.parse(data); err != nil {
+		return nil, err
+	}
+	return p.tl, nil
+}
+
+type parser struct {
+	tl       *Timeline
+	nodes    map[string]int
+	line     int
+	last     time.Duration // the previous event's time
+	events   bool          // an event has been read
+	endSeen  bool
+	settings map[string]int
+}
+
+func (p *parser) errf(format string, args ...any) error {
+	return &statemap.ParseError{File: p.tl.File, Line: p.line, Err: fmt.Errorf(format, args...)}
+}
+
+func (p *parser) parse(data []byte) error {
+	p.settings = map[string]int{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	for sc.Scan() {
+		p.line++
+		raw := sc.Text()
+		if !utf8.ValidString(raw) {
+			return p.errf("not UTF-8 text")
+		}
+		if i := strings.IndexByte(raw, '#'); i >= 0 {
+			raw = raw[:i]
+		}
+		words := strings.Fields(raw)
+		if len(words) == 0 {
+			continue
+		}
+		if p.tl.Nodes == nil && words[0] != "cluster" {
+			return p.errf("the first statement must be \"cluster NODE:ROLE ...\", got %q", words[0])
+		}
+		if err := p.statement(words); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		p.line++
+		return p.errf("line too long or unreadable: %v", err)
+	}
+	if p.tl.Nodes == nil {
+		return &statemap.ParseError{File: p.tl.File, Line: 0, Err: errors.New("empty timeline: want a first statement \"cluster NODE:ROLE ...\"")}
+	}
+	if !p.endSeen {
+		p.tl.End = p.last + DefaultTail
+	}
+	return nil
+}
+
+func (p *parser) statement(w []string) error {
+	switch w[0] {
+	case "cluster":
+		if p.tl.Nodes != nil {
+			return p.errf("a second cluster statement: a timeline describes one cluster; cluster events start with a time, e.g. \"21:40:00 cluster policy maintenance\"")
+		}
+		return p.cluster(w[1:])
+	case "checker", "statemap", "policy", "start":
+		if p.events {
+			return p.errf("%q must come before the first event", w[0])
+		}
+		if prev, ok := p.settings[w[0]]; ok {
+			return p.errf("%q is already set at line %d", w[0], prev)
+		}
+		p.settings[w[0]] = p.line
+		return p.setting(w)
+	case "expect":
+		e, err := p.expect(w[1:])
+		if err != nil {
+			return err
+		}
+		p.tl.Expects = append(p.tl.Expects, e)
+		return nil
+	}
+	return p.event(w)
+}
+
+func (p *parser) cluster(w []string) error {
+	if len(w) == 0 {
+		return p.errf("cluster names no node: want \"cluster db1:master db2:replica ...\"")
+	}
+	masters := 0
+	nodes := []fence.NodeConfig{}
+	for _, spec := range w {
+		name, role, ok := strings.Cut(spec, ":")
+		if !ok {
+			return p.errf("node %q: want NAME:master or NAME:replica", spec)
+		}
+		if !nodeName.MatchString(name) || name == "cluster" {
+			return p.errf("node name %q: want a letter, then letters, digits, '_', '.' or '-' (and not \"cluster\")", name)
+		}
+		if _, dup := p.nodes[name]; dup {
+			return p.errf("node %q is named twice", name)
+		}
+		var r fence.Role
+		switch role {
+		case "master":
+			r = fence.Master
+			masters++
+		case "replica":
+			r = fence.Replica
+		default:
+			return p.errf("node %q: role %q: want master or replica", name, role)
+		}
+		p.nodes[name] = len(nodes)
+		nodes = append(nodes, fence.NodeConfig{Name: name, Role: r})
+	}
+	if masters != 1 {
+		return p.errf("cluster has %d masters: want exactly one", masters)
+	}
+	p.tl.Nodes = nodes
+	return nil
+}
+
+func (p *parser) setting(w []string) error {
+	args := w[1:]
+	switch w[0] {
+	case "checker":
+		if len(args) == 0 {
+			return p.errf("checker sets nothing: want \"checker interval=3s timeout=5s\"")
+		}
+		for _, a := range args {
+			k, v, ok := strings.Cut(a, "=")
+			d, err := time.ParseDuration(v)
+			if !ok || (k != "interval" && k != "timeout") {
+				return p.errf("checker setting %q: want interval=DURATION or timeout=DURATION", a)
+			}
+			if err != nil || d <= 0 {
+				return p.errf("checker %s: %q is not a positive duration such as 3s", k, v)
+			}
+			if k == "interval" {
+				p.tl.Interval = d
+			} else {
+				p.tl.Timeout = d
+			}
+		}
+	case "statemap":
+		if len(args) != 1 {
+			return p.errf("statemap takes one path, relative to this file")
+		}
+		path := args[0]
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(filepath.Dir(p.tl.File), path)
+		}
+		p.tl.Statemap, p.tl.StatemapLine = path, p.line
+	case "policy":
+		if len(args) != 1 {
+			return p.errf("policy takes one mode: automatic, manual or maintenance")
+		}
+		pol, ok := fence.ParsePolicy(args[0])
+		if !ok {
+			return p.errf("policy %q: want automatic, manual or maintenance", args[0])
+		}
+		p.tl.Policy = pol
+	case "start":
+		if len(args) != 1 {
+			return p.errf("start takes one time: HH:MM:SS or an RFC 3339 time")
+		}
+		if t, err := time.Parse(time.RFC3339, args[0]); err == nil {
+			p.tl.Start = t
+			return nil
+		}
+		c, err := time.Parse("15:04:05", args[0])
+		if err != nil {
+			return p.errf("start %q: want HH:MM:SS or an RFC 3339 time such as 2024-05-01T21:00:00Z", args[0])
+		}
+		s := p.tl.Start
+		p.tl.Start = time.Date(s.Year(), s.Month(), s.Day(), c.Hour(), c.Minute(), c.Second(), 0, s.Location())
+	}
+	return nil
+}
+
+// parseTime reads an absolute time: HH:MM:SS on the start's day, or RFC 3339. It returns the
+// offset from the start.
+func (p *parser) parseTime(s string) (time.Duration, error) {
+	var t time.Time
+	if c, err := time.Parse("15:04:05", s); err == nil {
+		st := p.tl.Start
+		t = time.Date(st.Year(), st.Month(), st.Day(), c.Hour(), c.Minute(), c.Second(), 0, st.Location())
+	} else if r, err := time.Parse(time.RFC3339, s); err == nil {
+		t = r
+	} else {
+		return 0, p.errf("time %q: want HH:MM:SS, +DURATION or an RFC 3339 time", s)
+	}
+	d := t.Sub(p.tl.Start)
+	if d < 0 {
+		return 0, p.errf("time %s is before the start %s", s, p.tl.Start.Format("15:04:05"))
+	}
+	return d, nil
+}
+
+func (p *parser) event(w []string) error {
+	var at time.Duration
+	if rel, ok := strings.CutPrefix(w[0], "+"); ok {
+		d, err := time.ParseDuration(rel)
+		if err != nil || d < 0 {
+			return p.errf("%q: want +DURATION such as +10m or +90s", w[0])
+		}
+		at = p.last + d
+	} else {
+		if !strings.ContainsAny(w[0], ":") {
+			return p.errf("unknown statement %q: want cluster, checker, statemap, policy, start, expect, or an event \"TIME NODE FAULT\"", w[0])
+		}
+		d, err := p.parseTime(w[0])
+		if err != nil {
+			return err
+		}
+		at = d
+	}
+	if p.endSeen {
+		return p.errf("event after \"cluster end\"")
+	}
+	if at < p.last {
+		return p.errf("events must not go back in time: %s is before the previous event at %s", w[0], p.clock(p.last))
+	}
+	if len(w) < 3 {
+		return p.errf("event %q: want TIME NODE FAULT [ARG], TIME NODE manager down|up, TIME NODE recover, TIME cluster policy MODE or TIME cluster end", strings.Join(w, " "))
+	}
+	ev := Event{At: at, Line: p.line, Node: -1}
+	target, rest := w[1], w[2:]
+	if target == "cluster" {
+		switch {
+		case rest[0] == "policy" && len(rest) == 2:
+			pol, ok := fence.ParsePolicy(rest[1])
+			if !ok {
+				return p.errf("policy %q: want automatic, manual or maintenance", rest[1])
+			}
+			ev.Kind, ev.Policy = SetPolicy, pol
+		case rest[0] == "end" && len(rest) == 1:
+			ev.Kind = End
+			p.endSeen = true
+			p.tl.End = at
+		default:
+			return p.errf("cluster event %q: want \"cluster policy MODE\" or \"cluster end\"", strings.Join(rest, " "))
+		}
+	} else {
+		i, ok := p.nodes[target]
+		if !ok {
+			return p.errf("unknown node %q: the cluster has %s", target, p.nodeList())
+		}
+		ev.Node = i
+		switch {
+		case rest[0] == "manager":
+			if len(rest) != 2 || (rest[1] != "down" && rest[1] != "up") {
+				return p.errf("want \"%s manager down\" or \"%s manager up\"", target, target)
+			}
+			ev.Kind = ManagerDown
+			if rest[1] == "up" {
+				ev.Kind = ManagerUp
+			}
+		case rest[0] == "recover":
+			if len(rest) != 1 {
+				return p.errf("recover takes no argument")
+			}
+			ev.Kind = Recover
+		default:
+			f, err := fault.Parse(rest)
+			if err != nil {
+				return p.errf("%v", err)
+			}
+			if f.Kind == fault.Probe {
+				if _, ok := statemap.ParseCondition(f.Condition); !ok {
+					return p.errf("probe: unknown condition %q (did you mean %s?)", f.Condition, statemap.Nearest(f.Condition))
+				}
+			}
+			ev.Kind, ev.Fault = SetFault, f
+		}
+	}
+	p.events = true
+	p.last = at
+	p.tl.Events = append(p.tl.Events, ev)
+	return nil
+}
+
+func (p *parser) nodeList() string {
+	names := make([]string, len(p.tl.Nodes))
+	for i, n := range p.tl.Nodes {
+		names[i] = n.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+func (p *parser) clock(d time.Duration) string { return Clock(p.tl.Start, d) }
+
+// Clock writes the clock time of virtual time d: HH:MM:SS (with milliseconds when not whole)
+// on the start's day, the full date and time on a later day.
+func Clock(start time.Time, d time.Duration) string {
+	t := start.Add(d)
+	layout := "15:04:05"
+	if t.Nanosecond() != 0 {
+		layout = "15:04:05.000"
+	}
+	if t.YearDay() != start.YearDay() || t.Year() != start.Year() {
+		layout = "2006-01-02T" + layout
+	}
+	return t.Format(layout)
+}
