@@ -132,7 +132,8 @@ func (e *Engine) Probe(at time.Duration, i int, c statemap.Condition) {
 		}
 		return
 	}
-	if e.policy == Maintenance {
+	if e.policy == Maintenance || n.failed {
+		// In maintenance nothing is detected; a failed node has nothing left to fence.
 		return
 	}
 	for _, a := range n.alarms {

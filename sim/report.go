@@ -25,6 +25,8 @@ type nodeStory struct {
 	conds     []statemap.Condition
 	seen      [statemap.NumConditions]bool
 	maxCount  [statemap.NumConditions]int
+	raised    [statemap.NumConditions]bool
+	expired   [statemap.NumConditions]bool
 	heals     []time.Duration
 	cleared   int
 	fenced    []fence.Event // NodeFailed, AlreadyFailed, waiting
@@ -51,24 +53,34 @@ func (r *Report) Event(ev fence.Event) {
 	n := r.nodes[ev.Node]
 	switch ev.Kind {
 	case fence.StateChanged, fence.AlarmRaised:
+		if ev.Kind == fence.AlarmRaised {
+			n.raised[ev.Condition] = true
+		}
 		if ev.Condition != statemap.OK && !n.seen[ev.Condition] {
 			n.seen[ev.Condition] = true
 			n.conds = append(n.conds, ev.Condition)
 		}
 	case fence.AlarmHealed:
-		n.heals = append(n.heals, ev.At)
+		if len(n.heals) == 0 || n.heals[len(n.heals)-1] != ev.At {
+			n.heals = append(n.heals, ev.At)
+		}
 		n.maxCount[ev.Condition] = max(n.maxCount[ev.Condition], ev.Count)
 	case fence.AlarmCleared:
 		n.cleared++
 		n.maxCount[ev.Condition] = max(n.maxCount[ev.Condition], ev.Count)
 	case fence.AlarmExpired:
 		n.maxCount[ev.Condition] = max(n.maxCount[ev.Condition], ev.Count)
+		n.expired[ev.Condition] = true
 		r.expired[ev.Node] = ev
 	case fence.NodeFailed, fence.AlreadyFailed, fence.ExpiryWaiting:
 		n.fenced = append(n.fenced, ev)
 	case fence.Failover, fence.NoCandidate:
 		if x, ok := r.expired[ev.Node]; ok {
-			r.why[len(r.failovers)] = fmt.Sprintf("%s on %s lasted %s (threshold %d, action %s)", x.Condition, ev.Node, plural(x.Count, "tick"), x.Threshold, x.Action)
+			lasted := "expired at once"
+			if x.Threshold > 0 {
+				lasted = "lasted " + plural(x.Count, "tick")
+			}
+			r.why[len(r.failovers)] = fmt.Sprintf("%s on %s %s (threshold %d, action %s)", x.Condition, ev.Node, lasted, x.Threshold, x.Action)
 		}
 		r.failovers = append(r.failovers, ev)
 	case fence.ManagerDown:
@@ -107,7 +119,9 @@ func (r *Report) Verdict() []string {
 	for _, name := range r.order {
 		n := r.nodes[name]
 		for _, c := range n.conds {
-			out = append(out, fmt.Sprintf("  %s: %s", name, r.whyNot(name, n, c)))
+			if w := r.whyNot(n, c); w != "" {
+				out = append(out, fmt.Sprintf("  %s: %s", name, w))
+			}
 		}
 		if len(n.heals) > 0 {
 			out = append(out, fmt.Sprintf("  %s: %s reset its alarms (%s)", name, plural(len(n.heals), "self-heal"), clockList(r.tl.Start, n.heals, 8)))
@@ -135,13 +149,21 @@ func (r *Report) Verdict() []string {
 	return out
 }
 
-func (r *Report) whyNot(name string, n *nodeStory, c statemap.Condition) string {
+// whyNot says why condition c on a node did not fail the cluster over; "" when the node's
+// fencing lines say it.
+func (r *Report) whyNot(n *nodeStory, c statemap.Condition) string {
 	rule := r.m.Rule(c)
-	if !rule.Fatal() {
+	switch {
+	case !rule.Fatal():
 		return fmt.Sprintf("%s maps to action %s (threshold %d): %s", c, rule.Action, rule.Threshold, flavor(rule))
+	case n.expired[c]:
+		return ""
+	case !n.raised[c] && len(n.fenced) > 0:
+		return fmt.Sprintf("%s came while the node was failed: a failed node raises no new alarm", c)
+	case !n.raised[c]:
+		return fmt.Sprintf("%s would fail the node (threshold %d), but no alarm was raised: the cluster was in maintenance", c, rule.Threshold)
 	}
-	reached := n.maxCount[c]
-	return fmt.Sprintf("%s fails after %s, its alarm reached at most %d before it was reset or the replay ended", c, plural(rule.Threshold, "tick"), reached)
+	return fmt.Sprintf("%s fails after %s, but its alarm reached at most %d before it was reset or the replay ended", c, plural(rule.Threshold, "tick"), n.maxCount[c])
 }
 
 // flavor says in a few words what a rule that never fences means.

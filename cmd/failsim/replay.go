@@ -3,10 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/failsim/failsim/sim"
-	"github.com/failsim/failsim/statemap"
 )
 
 func (m *Main) runReplay(ctx context.Context, args []string) error {
@@ -33,7 +31,7 @@ func (m *Main) runReplay(ctx context.Context, args []string) error {
 	if fs.NArg() != 1 {
 		return usageErr(fmt.Errorf("replay takes one timeline file, got %d arguments", fs.NArg()), "failsim replay testdata/incidents/ebs-stall.timeline")
 	}
-	tl, sm, err := loadIncident(fs.Arg(0), *smFlag)
+	tl, sm, err := sim.LoadFile(fs.Arg(0), *smFlag)
 	if err != nil {
 		return usageErr(err, "")
 	}
@@ -55,29 +53,4 @@ func (m *Main) runReplay(ctx context.Context, args []string) error {
 		}
 	}
 	return nil
-}
-
-// loadIncident reads a timeline and its effective statemap: the --statemap flag if given,
-// else the timeline's statemap statement, else the defaults.
-func loadIncident(path, smFlag string) (*sim.Timeline, *statemap.Map, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	tl, err := sim.Parse(path, data)
-	if err != nil {
-		return nil, nil, err
-	}
-	smPath := smFlag
-	if smPath == "" && tl.Statemap != "" {
-		smPath = tl.Statemap
-		if _, err := os.Stat(smPath); err != nil {
-			return nil, nil, &statemap.ParseError{File: tl.File, Line: tl.StatemapLine, Err: fmt.Errorf("statemap %s: %w", smPath, err)}
-		}
-	}
-	sm, err := statemap.Load(smPath)
-	if err != nil {
-		return nil, nil, err
-	}
-	return tl, sm, nil
 }
