@@ -12,25 +12,25 @@ type Kind uint8
 
 // The event kinds. Each names one change; a caller prints or counts them.
 const (
-	StateChanged       Kind = iota + 1 // a probe changed the node's datasource state: From, To, Condition
-	AlarmRaised                        // a bad probe raised an alarm: Condition, Threshold, Action
-	AlarmExpired                       // an alarm's count reached its threshold; Action runs next: Condition, Count, Threshold, Action
-	AlarmHealed                        // an ok probe deleted the alarm (self-heal): Condition, Count it had reached
-	AlarmCleared                       // entering maintenance deleted the alarm: Condition, Count
-	ExpiryWaiting                      // an alarm expired with no manager up to fence: Condition, Count
-	Logged                             // an expired alarm's action none ran: it only logs
-	AlertNotImplemented                // an expired alarm's action alert ran: "ALERT NOT IMPLEMENTED"
-	AlreadyFailed                      // an expired fail alarm on a node that is already failed: nothing done
-	NodeFailed                         // the node was failed (taken out of service): Condition; Detail says why it is not a failover
-	Failover                           // the master Node was failed and Other became master: Condition
-	NoCandidate                        // the master Node was failed and no replica was eligible: no master
-	NodeRecovered                      // the node returned to service: Role; Detail "ok probe" or "operator"
-	RecoverIgnored                     // an operator recover on a node that is not failed
-	PolicyChanged                      // the cluster's policy became Policy
-	ManagerDown                        // the node's manager stopped
-	ManagerUp                          // the node's manager started
-	CoordinatorChanged                 // the coordinator became Other ("" for none)
-	FaultInjected                      // driver note, never emitted by the engine: the node's link fault became Detail
+	StateChanged        Kind = iota + 1 // a probe changed the node's datasource state: From, To, Condition
+	AlarmRaised                         // a bad probe raised an alarm: Condition, Threshold, Action
+	AlarmExpired                        // an alarm's count reached its threshold; Action runs next: Condition, Count, Threshold, Action
+	AlarmHealed                         // an ok probe deleted the alarm (self-heal): Condition, Count it had reached
+	AlarmCleared                        // entering maintenance deleted the alarm: Condition, Count
+	ExpiryWaiting                       // an alarm expired with no manager up to fence: Condition, Count
+	Logged                              // an expired alarm's action none ran: it only logs
+	AlertNotImplemented                 // an expired alarm's action alert ran: "ALERT NOT IMPLEMENTED"
+	AlreadyFailed                       // an expired fail alarm on a node that is already failed: nothing done
+	NodeFailed                          // the node was failed (taken out of service): Condition; Detail says why it is not a failover
+	Failover                            // the master Node was failed and Other became master: Condition
+	NoCandidate                         // the master Node was failed and no replica was eligible: no master
+	NodeRecovered                       // the node returned to service: Role; Detail "ok probe" or "operator"
+	RecoverIgnored                      // an operator recover on a node that is not failed
+	PolicyChanged                       // the cluster's policy became Policy
+	ManagerDown                         // the node's manager stopped
+	ManagerUp                           // the node's manager started
+	CoordinatorChanged                  // the coordinator became Other ("" for none)
+	FaultInjected                       // driver note, never emitted by the engine: the node's link fault became Detail
 )
 
 var kindNames = map[Kind]string{

@@ -61,4 +61,3 @@ func (e *Engine) Master() int {
 	}
 	return -1
 }
-
