@@ -1,0 +1,560 @@
+package proxy
+
+import (
+	"errors"
+	"io"
+	"math/rand/v2"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/failsim/failsim/fault"
+)
+
+// drainFor bounds how long a connection closed with FIN waits for its peers to close their
+// side, discarding what they still send, before it lets go of the sockets.
+const drainFor = 5 * time.Second
+
+// bufSize is the size of each direction's copy buffer.
+const bufSize = 64 << 10
+
+var bufPool = sync.Pool{New: func() any { b := make([]byte, bufSize); return &b }}
+
+// conn is one client connection and its upstream connection.
+type conn struct {
+	n      *Node
+	client *net.TCPConn
+	rng    *rand.Rand // the connection's seeded source: set-up, then the client pump only
+
+	mu        sync.Mutex
+	up        *net.TCPConn // nil until dialled
+	mode      Mode
+	gen       uint64 // bumped by every setMode: a trigger fires only for the mode that armed it
+	active    bool   // the mode's fault acts on this connection now
+	bytesLeft int64  // AfterBytes trigger: server bytes still to pass
+	cmdsLeft  int    // AtCommand trigger: commands still to pass
+	changed   chan struct{}
+
+	done     chan struct{} // closed when the connection is being torn down
+	doneOnce sync.Once
+	draining atomic.Bool // closed with FIN: pumps discard until their peer closes
+	faulted  atomic.Bool
+}
+
+// setMode applies a node's new mode to the connection. An unarmed mode acts at once; an armed
+// one starts its trigger count now.
+func (c *conn) setMode(m Mode) {
+	c.mu.Lock()
+	c.mode = m
+	c.gen++
+	c.active = !m.armed()
+	c.bytesLeft = m.AfterBytes
+	c.cmdsLeft = m.AtCommand - 1
+	c.broadcastLocked()
+	c.mu.Unlock()
+}
+
+// broadcastLocked wakes every pump waiting on the connection's state.
+func (c *conn) broadcastLocked() {
+	close(c.changed)
+	c.changed = make(chan struct{})
+}
+
+// state returns the mode, whether it acts now, and the channel closed at the next change.
+func (c *conn) state() (Mode, bool, chan struct{}) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.mode, c.active, c.changed
+}
+
+// injected counts one fault acting on the connection.
+func (c *conn) injected(k fault.Kind) {
+	c.n.stats.faults[k].Add(1)
+	if !c.faulted.Swap(true) {
+		c.n.stats.faulted.Add(1)
+	}
+}
+
+// roll draws from the connection's seeded source: true with probability p.
+func (c *conn) roll(p float64) bool { return c.rng.Float64() < p }
+
+// isDone reports whether the connection is being torn down.
+func (c *conn) isDone() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// markDone closes done once; it reports whether this call did.
+func (c *conn) markDone() bool {
+	first := false
+	c.doneOnce.Do(func() { close(c.done); first = true })
+	return first
+}
+
+// upstream returns the upstream connection, nil before the dial.
+func (c *conn) upstream() *net.TCPConn {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.up
+}
+
+// reset tears the connection down with RST on both sides (SO_LINGER 0).
+func (c *conn) reset() {
+	if !c.markDone() {
+		return
+	}
+	c.client.SetLinger(0)
+	c.client.Close()
+	if up := c.upstream(); up != nil {
+		up.SetLinger(0)
+		up.Close()
+	}
+}
+
+// closeFIN tears the connection down with FIN on both sides. The pumps then discard what the
+// peers still send until they close too, so no unread byte turns the FIN into a RST.
+func (c *conn) closeFIN() {
+	if !c.markDone() {
+		return
+	}
+	c.draining.Store(true)
+	deadline := time.Now().Add(drainFor)
+	c.client.CloseWrite()
+	c.client.SetReadDeadline(deadline)
+	if up := c.upstream(); up != nil {
+		up.CloseWrite()
+		up.SetReadDeadline(deadline)
+	} else {
+		c.client.Close() // before the dial nothing was read: a plain close is a FIN
+	}
+}
+
+// abort closes both sockets without ceremony: the proxy is shutting down.
+func (c *conn) abort() {
+	c.markDone()
+	c.client.Close()
+	if up := c.upstream(); up != nil {
+		up.Close()
+	}
+}
+
+// end finishes a pump: while draining it reads src to its end and throws the bytes away.
+func (c *conn) end(src *net.TCPConn) {
+	if c.draining.Load() {
+		io.Copy(io.Discard, src)
+	}
+}
+
+// kill applies a disconnecting fault kind.
+func (c *conn) kill(k fault.Kind) {
+	c.injected(k)
+	if k == fault.Close {
+		c.closeFIN()
+	} else {
+		c.reset()
+	}
+}
+
+// serve runs the connection: set-up faults, the dial, then both pumps.
+func (c *conn) serve() {
+	defer c.n.release(c)
+	if !c.setup() {
+		return
+	}
+	d := net.Dialer{Timeout: c.n.p.dialTimeout}
+	raw, err := d.DialContext(c.n.p.ctx, "tcp", c.n.upstream)
+	if err != nil {
+		c.n.p.log.Warn().Str("node", c.n.name).Err(err).Msg("upstream dial failed: closing the client connection")
+		c.closeFIN()
+		c.end(c.client)
+		c.client.Close()
+		return
+	}
+	up := raw.(*net.TCPConn)
+	c.mu.Lock()
+	if c.isDone() {
+		c.mu.Unlock()
+		up.Close()
+		c.end(c.client)
+		c.client.Close()
+		return
+	}
+	c.up = up
+	c.mu.Unlock()
+
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		c.pumpDown(up)
+	}()
+	c.pumpUp(up)
+	wg.Wait()
+	c.markDone()
+	c.client.Close()
+	up.Close()
+}
+
+// setup applies the mode to a new connection before the upstream dial. It reports whether
+// the connection goes on to its server.
+func (c *conn) setup() bool {
+	rolled := false
+	held := false
+	for {
+		m, active, changed := c.state()
+		if !active {
+			return true
+		}
+		switch k := m.Fault.Kind; k {
+		case fault.Refuse, fault.Reset, fault.Close:
+			if m.P > 0 {
+				if rolled {
+					return true
+				}
+				rolled = true
+				if !c.roll(m.P) {
+					return true
+				}
+			}
+			c.kill(k)
+			return false
+		case fault.Slow:
+			if m.P > 0 && !rolled {
+				rolled = true
+				if c.roll(m.P) {
+					c.injected(k)
+					if !c.sleep(m.Fault.Delay) {
+						return false
+					}
+				}
+			}
+			return true
+		case fault.Freeze, fault.Blackhole:
+			if !held {
+				held = true
+				c.injected(k)
+			}
+			select {
+			case <-changed:
+			case <-c.done:
+				return false
+			}
+		case fault.Error:
+			if m.Fault.Code == 1045 {
+				return true // the login is refused once the client sends it
+			}
+			c.injected(k)
+			c.client.Write(errPacket(0, m.Fault.Code))
+			c.closeFIN()
+			return false
+		default:
+			return true
+		}
+	}
+}
+
+// sleep waits d on the proxy's clock; false if the connection went down meanwhile.
+func (c *conn) sleep(d time.Duration) bool {
+	t := c.n.p.clock.Timer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-c.done:
+		return false
+	}
+}
+
+// gate blocks while the connection is frozen. It returns false once the connection is done.
+func (c *conn) gate() bool {
+	counted := false
+	for {
+		if c.isDone() {
+			return false
+		}
+		m, active, changed := c.state()
+		k := m.Fault.Kind
+		if !active || (k != fault.Freeze && k != fault.Blackhole) {
+			return true
+		}
+		if !counted {
+			counted = true
+			c.injected(k)
+		}
+		select {
+		case <-changed:
+		case <-c.done:
+			return false
+		}
+	}
+}
+
+// spendBytes takes up to n server bytes from an armed AfterBytes budget. It returns how many
+// may pass before the trigger, and the generation to fire if the budget ran out.
+func (c *conn) spendBytes(n int) (int, uint64, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.active || c.mode.AfterBytes == 0 {
+		return n, 0, false
+	}
+	k := int(min(int64(n), c.bytesLeft))
+	c.bytesLeft -= int64(k)
+	return k, c.gen, c.bytesLeft == 0
+}
+
+// fire starts an armed fault on this connection, unless the mode changed since it was armed.
+func (c *conn) fire(gen uint64) {
+	c.mu.Lock()
+	if c.gen != gen || c.active {
+		c.mu.Unlock()
+		return
+	}
+	c.active = true
+	m := c.mode
+	c.broadcastLocked()
+	c.mu.Unlock()
+	switch k := m.Fault.Kind; k {
+	case fault.Refuse, fault.Reset, fault.Close:
+		if m.P == 0 {
+			c.kill(k)
+		}
+	}
+}
+
+// pumpDown forwards server bytes to the client.
+func (c *conn) pumpDown(up *net.TCPConn) {
+	bp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bp)
+	buf := *bp
+	var fr serverFramer
+	for {
+		nr, rerr := up.Read(buf)
+		if nr > 0 {
+			p := buf[:nr]
+			if !fr.done() {
+				fr.scan(p)
+				if fr.state == srvRaw {
+					c.n.p.log.Warn().Str("node", c.n.name).Str("reason", fr.reason).
+						Msg("not a MySQL server: forwarding plain bytes, command faults cannot act")
+				}
+			}
+			if !c.forwardDown(p) {
+				c.end(up)
+				return
+			}
+		}
+		if rerr != nil {
+			c.stop(rerr, up, c.client)
+			return
+		}
+	}
+}
+
+// forwardDown writes p to the client through the freeze gate and the byte trigger.
+func (c *conn) forwardDown(p []byte) bool {
+	for len(p) > 0 {
+		if !c.gate() {
+			return false
+		}
+		k, gen, fire := c.spendBytes(len(p))
+		if k > 0 {
+			if _, err := c.client.Write(p[:k]); err != nil {
+				c.writeFailed()
+				return false
+			}
+			c.n.stats.bytesDown.Add(uint64(k))
+			p = p[k:]
+		}
+		if fire {
+			c.fire(gen)
+		}
+	}
+	return true
+}
+
+// forwardUp writes p to the server through the freeze gate.
+func (c *conn) forwardUp(up *net.TCPConn, p []byte) bool {
+	if len(p) == 0 {
+		return true
+	}
+	if !c.gate() {
+		return false
+	}
+	if _, err := up.Write(p); err != nil {
+		c.writeFailed()
+		return false
+	}
+	c.n.stats.bytesUp.Add(uint64(len(p)))
+	return true
+}
+
+// writeFailed handles a failed write: a peer went away, so the other one is reset.
+func (c *conn) writeFailed() {
+	if !c.isDone() {
+		c.reset()
+	}
+}
+
+// stop handles the end of src: a FIN is passed on as a FIN (after the freeze gate, so a
+// frozen connection does not close), an error as a RST.
+func (c *conn) stop(rerr error, src, dst *net.TCPConn) {
+	if c.isDone() {
+		c.end(src)
+		return
+	}
+	if errors.Is(rerr, io.EOF) {
+		if c.gate() {
+			dst.CloseWrite()
+			return
+		}
+		c.end(src)
+		return
+	}
+	c.reset()
+}
+
+// pumpUp forwards client bytes to the server, acting on each command as it begins.
+func (c *conn) pumpUp(up *net.TCPConn) {
+	bp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bp)
+	buf := *bp
+	var fr clientFramer
+	carry := 0        // bytes of an incomplete packet header kept at buf[:carry]
+	dropping := false // the packet in progress is swallowed (answered by an injected ERR)
+	first := true     // the next packet is the client's first (its login)
+	for {
+		nr, rerr := c.client.Read(buf[carry:])
+		p := buf[:carry+nr]
+		carry = 0
+		for len(p) > 0 {
+			n, start, ok := fr.next(p)
+			if n > 0 {
+				if !dropping && !c.forwardUp(up, p[:n]) {
+					c.end(c.client)
+					return
+				}
+				p = p[n:]
+			}
+			if !ok {
+				if len(p) > 0 {
+					if rerr != nil { // the stream ends inside a header: pass what there is
+						if !dropping && !c.forwardUp(up, p) {
+							c.end(c.client)
+							return
+						}
+					} else {
+						carry = copy(buf, p)
+					}
+				}
+				break
+			}
+			switch c.onPacket(start, first) {
+			case actPass:
+				dropping = false
+			case actDrop:
+				dropping = true
+			case actContinue:
+			case actStop:
+				c.end(c.client)
+				return
+			}
+			first = false
+		}
+		if rerr != nil {
+			c.stop(rerr, c.client, up)
+			return
+		}
+	}
+}
+
+// packetAction is what the client pump does with a packet that begins.
+type packetAction uint8
+
+const (
+	actPass     packetAction = iota // forward it
+	actDrop                         // swallow it: the proxy answered in the server's place
+	actContinue                     // a continuation: keep doing what was done
+	actStop                         // the connection is going down
+)
+
+// onPacket applies the mode to a client packet that begins: the login, or a command.
+func (c *conn) onPacket(st packetStart, first bool) packetAction {
+	if st.seq != 0 {
+		if first {
+			m, active, _ := c.state()
+			if active && !m.armed() && m.Fault.Kind == fault.Error && m.Fault.Code == 1045 {
+				c.injected(fault.Error)
+				c.client.Write(errPacket(st.seq+1, 1045))
+				c.client.CloseWrite() // the server refused the login and closes
+				return actDrop
+			}
+			return actPass
+		}
+		return actContinue
+	}
+	// A command begins: count it for an AtCommand trigger.
+	c.mu.Lock()
+	if !c.active && c.mode.AtCommand > 0 {
+		if c.cmdsLeft <= 0 {
+			c.active = true
+			c.broadcastLocked()
+		} else {
+			c.cmdsLeft--
+		}
+	}
+	c.mu.Unlock()
+	held := false
+	for {
+		m, active, changed := c.state()
+		if !active {
+			return actPass
+		}
+		switch k := m.Fault.Kind; k {
+		case fault.Refuse, fault.Reset, fault.Close:
+			if m.P > 0 && !c.roll(m.P) {
+				return actPass
+			}
+			c.kill(k)
+			return actStop
+		case fault.Stall:
+			if st.cmd == comQuit {
+				return actPass
+			}
+			if !held {
+				held = true
+				c.injected(k)
+			}
+			select {
+			case <-changed:
+				continue
+			case <-c.done:
+				return actStop
+			}
+		case fault.Slow:
+			if st.cmd == comQuit || (m.P > 0 && !c.roll(m.P)) {
+				return actPass
+			}
+			c.injected(k)
+			if !c.sleep(m.Fault.Delay) {
+				return actStop
+			}
+			return actPass
+		case fault.Error:
+			if !m.armed() || st.cmd == comQuit {
+				return actPass
+			}
+			c.injected(k)
+			if _, err := c.client.Write(errPacket(st.seq+1, m.Fault.Code)); err != nil {
+				return actStop
+			}
+			return actDrop
+		default: // heal; freeze and blackhole act in the gate
+			return actPass
+		}
+	}
+}

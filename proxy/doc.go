@@ -1,0 +1,18 @@
+// Package proxy is failsim's fault-injecting MySQL wire proxy: one listener in front of each
+// database node, forwarding bytes to the real server and breaking the wire on command.
+//
+// Each Node has a Mode: a fault from the shared vocabulary in package fault (heal, refuse,
+// reset, close, freeze, blackhole, stall, slow, error), optionally armed to start in the middle
+// of a connection (after N bytes from the server, or at the Kth command) and optionally drawn
+// by chance per connection set-up and per command from a seeded source. A mode applies to new
+// connections and to the ones already open; docs/proxy.md lists the exact effect of each.
+//
+// The proxy understands as little MySQL as it needs. It follows the server's packets until
+// the login completes, clearing CLIENT_SSL and CLIENT_COMPRESS in the greeting so the session
+// stays plain and framed, and it follows the client's packet headers to see where a command
+// (a packet with sequence id 0) begins. Every byte is otherwise forwarded untouched, in the
+// chunks it arrived in; a server that does not speak the protocol is forwarded as raw bytes.
+//
+// The control plane is an http.Handler (Proxy.Handler): a JSON API to list nodes and set
+// modes, and Prometheus metrics at /metrics. Client is its Go client.
+package proxy

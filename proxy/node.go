@@ -1,0 +1,243 @@
+package proxy
+
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/failsim/failsim/fault"
+)
+
+// Node is one proxied database node: a listening address in front of an upstream server, and
+// the mode it applies to the connections through it.
+type Node struct {
+	p        *Proxy
+	name     string
+	upstream string
+	addr     *net.TCPAddr // the bound listening address, port resolved
+	seedHi   uint64       // the node's part of every connection's seed
+
+	mu      sync.Mutex
+	mode    Mode
+	ln      *net.TCPListener // nil while refused or blackholed
+	hole    *blackhole       // non-nil while blackholed
+	conns   map[*conn]struct{}
+	nextSeq uint64
+	closed  bool
+	wg      sync.WaitGroup // accept loops and connections
+
+	stats nodeStats
+}
+
+// Name returns the node's name.
+func (n *Node) Name() string { return n.name }
+
+// Addr returns the node's listening address, e.g. "127.0.0.1:4001".
+func (n *Node) Addr() string { return n.addr.String() }
+
+// Upstream returns the address of the real server behind the node.
+func (n *Node) Upstream() string { return n.upstream }
+
+// Mode returns the node's current mode.
+func (n *Node) Mode() Mode {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.mode
+}
+
+// Status returns the node's mode and counters.
+func (n *Node) Status() NodeStatus {
+	return NodeStatus{
+		Name:      n.name,
+		Listen:    n.Addr(),
+		Upstream:  n.upstream,
+		Mode:      n.Mode().String(),
+		Open:      n.stats.open.Load(),
+		Accepted:  n.stats.accepted.Load(),
+		Faulted:   n.stats.faulted.Load(),
+		Faults:    n.stats.faultCounts(),
+		BytesUp:   n.stats.bytesUp.Load(),
+		BytesDown: n.stats.bytesDown.Load(),
+	}
+}
+
+// listenerKind is what a mode wants on the node's port.
+type listenerKind uint8
+
+const (
+	lnOpen  listenerKind = iota // accepting
+	lnNone                      // closed: connects are refused
+	lnBlack                     // full accept queue: SYNs dropped
+)
+
+func wantListener(m Mode) listenerKind {
+	if m.armed() || m.P > 0 {
+		return lnOpen
+	}
+	switch m.Fault.Kind {
+	case fault.Refuse:
+		return lnNone
+	case fault.Blackhole:
+		return lnBlack
+	}
+	return lnOpen
+}
+
+// currentLocked returns what is on the port now.
+func (n *Node) currentLocked() listenerKind {
+	switch {
+	case n.ln != nil:
+		return lnOpen
+	case n.hole != nil:
+		return lnBlack
+	}
+	return lnNone
+}
+
+// SetMode switches the node to m. The new mode acts on new connections at once and on open
+// connections as docs/proxy.md describes. On error the node keeps its previous mode.
+func (n *Node) SetMode(m Mode) error {
+	if err := m.validate(); err != nil {
+		return err
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.closed {
+		return errors.New("proxy is closed")
+	}
+	if cur, want := n.currentLocked(), wantListener(m); cur != want {
+		n.closeListenerLocked()
+		if err := n.openListenerLocked(want); err != nil {
+			if rerr := n.openListenerLocked(cur); rerr != nil {
+				n.p.log.Error().Str("node", n.name).Err(rerr).Msg("cannot restore the listener")
+			}
+			return fmt.Errorf("node %s: %w", n.name, err)
+		}
+	}
+	n.p.log.Info().Str("node", n.name).Str("mode", m.String()).Msg("mode set")
+	n.mode = m
+	for c := range n.conns {
+		c.setMode(m)
+		if !m.armed() && m.P == 0 {
+			switch k := m.Fault.Kind; k {
+			case fault.Refuse, fault.Reset:
+				c.kill(fault.Reset)
+			case fault.Close:
+				c.kill(fault.Close)
+			}
+		}
+	}
+	return nil
+}
+
+// closeListenerLocked closes whatever is on the port.
+func (n *Node) closeListenerLocked() {
+	if n.ln != nil {
+		n.ln.Close()
+		n.ln = nil
+	}
+	if n.hole != nil {
+		n.hole.close()
+		n.hole = nil
+	}
+}
+
+// openListenerLocked puts a listener of kind k on the node's port.
+func (n *Node) openListenerLocked(k listenerKind) error {
+	switch k {
+	case lnOpen:
+		ln, err := net.ListenTCP("tcp", n.addr)
+		if err != nil {
+			return fmt.Errorf("listen %s: %w", n.addr, err)
+		}
+		n.ln = ln
+		n.wg.Add(1)
+		go n.acceptLoop(ln)
+	case lnBlack:
+		h, err := openBlackhole(n.addr)
+		if err != nil {
+			return err
+		}
+		n.hole = h
+	}
+	return nil
+}
+
+// acceptLoop accepts connections on ln until it is closed.
+func (n *Node) acceptLoop(ln *net.TCPListener) {
+	defer n.wg.Done()
+	backoff := time.Millisecond
+	for {
+		c, err := ln.AcceptTCP()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			// Out of file descriptors and the like: wait a little, bounded, and retry.
+			n.p.log.Warn().Str("node", n.name).Err(err).Msg("accept failed")
+			time.Sleep(backoff)
+			backoff = min(2*backoff, 100*time.Millisecond)
+			continue
+		}
+		backoff = time.Millisecond
+		n.start(c)
+	}
+}
+
+// start registers an accepted connection and serves it.
+func (n *Node) start(tc *net.TCPConn) {
+	n.mu.Lock()
+	if n.closed {
+		n.mu.Unlock()
+		tc.Close()
+		return
+	}
+	seq := n.nextSeq
+	n.nextSeq++
+	c := &conn{
+		n:       n,
+		client:  tc,
+		rng:     rand.New(rand.NewPCG(n.p.seed, n.seedHi^seq)),
+		changed: make(chan struct{}),
+		done:    make(chan struct{}),
+	}
+	c.setMode(n.mode)
+	n.conns[c] = struct{}{}
+	n.wg.Add(1)
+	n.mu.Unlock()
+	n.stats.accepted.Add(1)
+	n.stats.open.Add(1)
+	go c.serve()
+}
+
+// release forgets a finished connection.
+func (n *Node) release(c *conn) {
+	n.mu.Lock()
+	delete(n.conns, c)
+	n.mu.Unlock()
+	n.stats.open.Add(-1)
+	n.wg.Done()
+}
+
+// close stops the node: no more connects, every connection closed, every goroutine gone.
+func (n *Node) close() {
+	n.mu.Lock()
+	n.closed = true
+	n.closeListenerLocked()
+	for c := range n.conns {
+		c.abort()
+	}
+	n.mu.Unlock()
+	n.wg.Wait()
+}
+
+// nameSeed hashes a node name into its part of the connections' seeds.
+func nameSeed(name string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	return h.Sum64()
+}

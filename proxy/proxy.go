@@ -1,0 +1,150 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+	"time"
+
+	"github.com/benbjohnson/clock"
+	"github.com/rs/zerolog"
+)
+
+// NodeConfig describes one node.
+type NodeConfig struct {
+	Name     string // the node's name in the control API and the metrics
+	Listen   string // where the proxy listens, e.g. "127.0.0.1:4001"; port 0 picks a free one
+	Upstream string // the real server, e.g. "127.0.0.1:3306"
+	Mode     Mode   // the mode at start; the zero value is heal
+}
+
+// Config is a proxy's configuration.
+type Config struct {
+	Nodes []NodeConfig
+	// Seed seeds every random draw of probabilistic modes: connection number i of node X gets
+	// its own source from (Seed, X, i), so the same seed and the same sequence of connections
+	// and commands give the same faults.
+	Seed uint64
+	// Log receives warnings (dial failures, non-MySQL servers); the zero value logs nothing.
+	Log zerolog.Logger
+	// Clock times slow delays; nil means the wall clock.
+	Clock clock.Clock
+	// DialTimeout bounds each upstream dial; zero means 5s.
+	DialTimeout time.Duration
+}
+
+// Proxy is a running set of nodes. It is safe for concurrent use.
+type Proxy struct {
+	nodes       map[string]*Node
+	names       []string // sorted
+	seed        uint64
+	log         zerolog.Logger
+	clock       clock.Clock
+	dialTimeout time.Duration
+	ctx         context.Context
+	cancel      context.CancelFunc
+}
+
+// New binds every node's listener and starts forwarding. Close releases everything.
+func New(cfg Config) (*Proxy, error) {
+	if len(cfg.Nodes) == 0 {
+		return nil, errors.New("no nodes")
+	}
+	p := &Proxy{
+		nodes:       map[string]*Node{},
+		seed:        cfg.Seed,
+		log:         cfg.Log,
+		clock:       cfg.Clock,
+		dialTimeout: cfg.DialTimeout,
+	}
+	if p.clock == nil {
+		p.clock = clock.New()
+	}
+	if p.dialTimeout <= 0 {
+		p.dialTimeout = 5 * time.Second
+	}
+	p.ctx, p.cancel = context.WithCancel(context.Background())
+	for _, nc := range cfg.Nodes {
+		if err := p.addNode(nc); err != nil {
+			p.Close()
+			return nil, err
+		}
+	}
+	slices.Sort(p.names)
+	return p, nil
+}
+
+// addNode validates and starts one node.
+func (p *Proxy) addNode(nc NodeConfig) error {
+	if nc.Name == "" {
+		return errors.New("node with an empty name")
+	}
+	if _, dup := p.nodes[nc.Name]; dup {
+		return fmt.Errorf("node %s given twice", nc.Name)
+	}
+	if err := nc.Mode.validate(); err != nil {
+		return fmt.Errorf("node %s: %w", nc.Name, err)
+	}
+	addr, err := net.ResolveTCPAddr("tcp", nc.Listen)
+	if err != nil {
+		return fmt.Errorf("node %s: listen address %q: %w", nc.Name, nc.Listen, err)
+	}
+	if _, _, err := net.SplitHostPort(nc.Upstream); err != nil {
+		return fmt.Errorf("node %s: upstream address %q: %w", nc.Name, nc.Upstream, err)
+	}
+	n := &Node{p: p, name: nc.Name, upstream: nc.Upstream, addr: addr, seedHi: nameSeed(nc.Name), conns: map[*conn]struct{}{}}
+	// Bind first to learn the real port, then apply the starting mode.
+	n.mu.Lock()
+	err = n.openListenerLocked(lnOpen)
+	if err == nil {
+		n.addr = n.ln.Addr().(*net.TCPAddr)
+	}
+	n.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("node %s: %w", nc.Name, err)
+	}
+	p.nodes[nc.Name] = n
+	p.names = append(p.names, nc.Name)
+	if nc.Mode != (Mode{}) {
+		if err := n.SetMode(nc.Mode); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Node returns the node called name.
+func (p *Proxy) Node(name string) (*Node, bool) {
+	n, ok := p.nodes[name]
+	return n, ok
+}
+
+// Nodes returns every node, sorted by name.
+func (p *Proxy) Nodes() []*Node {
+	ns := make([]*Node, len(p.names))
+	for i, name := range p.names {
+		ns[i] = p.nodes[name]
+	}
+	return ns
+}
+
+// SetMode switches the node called name to m.
+func (p *Proxy) SetMode(name string, m Mode) error {
+	n, ok := p.nodes[name]
+	if !ok {
+		return fmt.Errorf("no node %q", name)
+	}
+	return n.SetMode(m)
+}
+
+// Close stops every node and closes every connection; when it returns, no goroutine of the
+// proxy is left.
+func (p *Proxy) Close() error {
+	p.cancel()
+	for _, n := range p.nodes {
+		n.close()
+	}
+	return nil
+}
