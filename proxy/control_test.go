@@ -1,0 +1,103 @@
+package proxy
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/failsim/failsim/internal/fakemysql"
+)
+
+func TestControlAPI(t *testing.T) {
+	p, n := start(t, fake(t, fakemysql.Config{}), "heal")
+	srv := httptest.NewServer(p.Handler("s3cret"))
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	hc := &http.Client{Timeout: 5 * time.Second}
+	c := &Client{Addr: srv.URL, Token: "s3cret", HTTP: hc}
+
+	newRaw(mustDial(t, n.Addr())).login(t)
+	st, err := c.SetMode(ctx, "db", "freeze after 10 bytes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode != "freeze after 10 bytes" || st.Accepted != 1 || st.Open != 1 || st.BytesDown == 0 {
+		t.Errorf("status after set: %+v", st)
+	}
+	nodes, err := c.Nodes(ctx)
+	if err != nil || len(nodes) != 1 || nodes[0].Name != "db" || nodes[0].Upstream == "" {
+		t.Fatalf("nodes: %+v %v", nodes, err)
+	}
+	if got := n.Mode().String(); got != "freeze after 10 bytes" {
+		t.Errorf("node mode %q", got)
+	}
+	for _, tc := range []struct{ node, mode, want string }{
+		{"db", "explode", `unknown fault "explode"`},
+		{"db", "hostdown", "simulator-only"},
+		{"db", "freeze p 0.5", "takes no probability"},
+		{"nope", "heal", `no node "nope"`},
+	} {
+		_, err := c.SetMode(ctx, tc.node, tc.mode)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !IsAPIError(err) {
+			t.Errorf("set %s %s: %v, want %q", tc.node, tc.mode, err, tc.want)
+		}
+	}
+	if _, err := c.Node(ctx, "nope"); err == nil {
+		t.Error("status of an unknown node succeeded")
+	}
+
+	bad := &Client{Addr: srv.URL, Token: "wrong", HTTP: hc}
+	if _, err := bad.Nodes(ctx); err == nil || !strings.Contains(err.Error(), "control token") {
+		t.Errorf("wrong token: %v", err)
+	}
+	req, _ := http.NewRequest("GET", srv.URL+"/metrics", nil)
+	if resp, err := hc.Do(req); err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("metrics without token: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	req.Header.Set("Authorization", "Bearer s3cret")
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{
+		`failsim_proxy_connections_accepted_total{node="db"} 1`,
+		`failsim_proxy_open_connections{node="db"} 1`,
+		`failsim_proxy_mode{node="db",fault="freeze",mode="freeze after 10 bytes"} 1`,
+		`failsim_proxy_mode{node="db",fault="heal",mode=""} 0`,
+		`failsim_proxy_faults_injected_total{node="db",fault="stall"} 0`,
+		`# TYPE failsim_proxy_bytes_total counter`,
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("metrics lack %q:\n%s", want, body)
+		}
+	}
+}
+
+func TestParseModeRoundTrip(t *testing.T) {
+	for _, s := range []string{"heal", "freeze", "slow 200ms", "error 1045", "freeze after 4096 bytes",
+		"reset at command 3", "close p 0.1", "slow 50ms at command 2 p 0.5"} {
+		m, err := parseModeString(s)
+		if err != nil {
+			t.Fatalf("%q: %v", s, err)
+		}
+		if m.String() != s {
+			t.Errorf("%q reads back as %q", s, m.String())
+		}
+	}
+	for _, s := range []string{"", "heal after 3 bytes", "freeze after 0 bytes", "freeze after 3",
+		"reset at command 0", "reset at 2", "close p 2", "close p", "stall p 0.5",
+		"freeze after 3 bytes at command 2", "unreachable", "slow"} {
+		if _, err := parseModeString(s); err == nil {
+			t.Errorf("%q parsed", s)
+		}
+	}
+}
