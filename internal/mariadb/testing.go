@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// Need starts a server for t and stops it when t ends. Without the server binaries it skips
-// t, naming the package to install; with CI=true in the environment it fails t instead.
-func Need(t testing.TB) *Server {
+// Require skips t when the server binaries are missing, naming the package to install; with
+// CI=true in the environment it fails t instead, so CI never silently skips.
+func Require(t testing.TB) {
 	t.Helper()
 	if _, _, err := Binaries(); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -16,6 +16,12 @@ func Need(t testing.TB) *Server {
 		}
 		t.Skipf("skipping: %v", err)
 	}
+}
+
+// Need starts a server for t (see Require for when it cannot) and stops it when t ends.
+func Need(t testing.TB) *Server {
+	t.Helper()
+	Require(t)
 	s, err := Start(context.Background())
 	if err != nil {
 		t.Fatalf("start MariaDB: %v", err)
