@@ -1,0 +1,172 @@
+package sim
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/failsim/failsim/fault"
+	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/statemap"
+)
+
+func TestParseTimeline(t *testing.T) {
+	src := `cluster db1:master db2:replica   # comment
+checker interval=2s timeout=4s
+statemap ../conf/x.properties
+policy manual
+start 21:00:00
+
+21:11:00 db1 stall
++10m     db1 heal
+21:30:00 db2 manager down
+21:30:00 db2 manager up
+21:40:00 cluster policy maintenance
+21:45:00 db1 recover
+2000-01-01T21:50:00Z db2 slow 1500ms
+21:55:00 db2 error 1045
+21:56:00 db2 probe query_exec_timeout
+22:00:00 cluster end
+expect no failover
+expect failover of db1 to db2 after 21:12:00 by 21:13:00
+expect db1 failed after 21:12:00
+expect db2 never failed
+expect db1 timeout at 21:15:00
+expect db2 master at 21:30:00
+`
+	tl, err := Parse("dir/inc.timeline", []byte(strings.Replace(src, "start 21:00:00", "start 2000-01-01T21:00:00Z", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tl.Interval != 2*time.Second || tl.Timeout != 4*time.Second || tl.Policy != fence.Manual || tl.Statemap != "conf/x.properties" || tl.StatemapLine != 3 {
+		t.Errorf("settings %+v", tl)
+	}
+	if len(tl.Nodes) != 2 || tl.Nodes[0] != (fence.NodeConfig{Name: "db1", Role: fence.Master}) {
+		t.Errorf("nodes %+v", tl.Nodes)
+	}
+	want := []struct {
+		at   time.Duration
+		kind EventKind
+	}{
+		{11 * time.Minute, SetFault}, {21 * time.Minute, SetFault}, {30 * time.Minute, ManagerDown},
+		{30 * time.Minute, ManagerUp}, {40 * time.Minute, SetPolicy}, {45 * time.Minute, Recover},
+		{50 * time.Minute, SetFault}, {55 * time.Minute, SetFault}, {56 * time.Minute, SetFault}, {time.Hour, End},
+	}
+	if len(tl.Events) != len(want) {
+		t.Fatalf("events %+v", tl.Events)
+	}
+	for i, w := range want {
+		if ev := tl.Events[i]; ev.At != w.at || ev.Kind != w.kind {
+			t.Errorf("event %d = %v %v, want %v %v", i, ev.At, ev.Kind, w.at, w.kind)
+		}
+	}
+	if f := tl.Events[6].Fault; f.Kind != fault.Slow || f.Delay != 1500*time.Millisecond {
+		t.Errorf("slow %+v", f)
+	}
+	if tl.End != time.Hour || len(tl.Expects) != 6 {
+		t.Errorf("end %v, %d expects", tl.End, len(tl.Expects))
+	}
+}
+
+func TestDefaultEnd(t *testing.T) {
+	tl, err := Parse("t", []byte("cluster a:master\n00:05:00 a freeze\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tl.End != 15*time.Minute || tl.Interval != DefaultInterval || tl.Timeout != DefaultTimeout {
+		t.Errorf("%+v", tl)
+	}
+}
+
+// Every timeline error names the file and line and what was expected.
+func TestTimelineErrors(t *testing.T) {
+	c2 := "cluster db1:master db2:replica\n"
+	for _, c := range []struct{ in, want string }{
+		{"", "t.timeline: empty timeline: want a first statement \"cluster NODE:ROLE ...\""},
+		{"# only a comment\n00:00:01 db1 freeze\n", "t.timeline:2: the first statement must be \"cluster NODE:ROLE ...\", got \"00:00:01\""},
+		{"cluster\n", "t.timeline:1: cluster names no node"},
+		{"cluster db1\n", "t.timeline:1: node \"db1\": want NAME:master or NAME:replica"},
+		{"cluster 1db:master\n", "t.timeline:1: node name \"1db\": want a letter"},
+		{"cluster cluster:master\n", "t.timeline:1: node name \"cluster\""},
+		{"cluster db1:master db1:replica\n", "t.timeline:1: node \"db1\" is named twice"},
+		{"cluster db1:primary\n", "t.timeline:1: node \"db1\": role \"primary\": want master or replica"},
+		{"cluster db1:replica\n", "t.timeline:1: cluster has 0 masters: want exactly one"},
+		{"cluster db1:master db2:master\n", "t.timeline:1: cluster has 2 masters: want exactly one"},
+		{c2 + "cluster db3:master\n", "t.timeline:2: a second cluster statement"},
+		{c2 + "checker\n", "t.timeline:2: checker sets nothing"},
+		{c2 + "checker period=3s\n", "t.timeline:2: checker setting \"period=3s\": want interval=DURATION or timeout=DURATION"},
+		{c2 + "checker timeout=0s\n", "t.timeline:2: checker timeout: \"0s\" is not a positive duration such as 3s"},
+		{c2 + "statemap\n", "t.timeline:2: statemap takes one path, relative to this file"},
+		{c2 + "policy\n", "t.timeline:2: policy takes one mode: automatic, manual or maintenance"},
+		{c2 + "policy lazy\n", "t.timeline:2: policy \"lazy\": want automatic, manual or maintenance"},
+		{c2 + "start\n", "t.timeline:2: start takes one time: HH:MM:SS or an RFC 3339 time"},
+		{c2 + "start noon\n", "t.timeline:2: start \"noon\": want HH:MM:SS or an RFC 3339 time such as 2024-05-01T21:00:00Z"},
+		{c2 + "policy manual\npolicy automatic\n", "t.timeline:3: \"policy\" is already set at line 2"},
+		{c2 + "00:00:01 db1 freeze\npolicy manual\n", "t.timeline:3: \"policy\" must come before the first event"},
+		{c2 + "freeze db1\n", "t.timeline:2: unknown statement \"freeze\": want cluster, checker, statemap, policy, start, expect, or an event \"TIME NODE FAULT\""},
+		{c2 + "25:00:00 db1 freeze\n", "t.timeline:2: time \"25:00:00\": want HH:MM:SS, +DURATION or an RFC 3339 time"},
+		{c2 + "start 10:00:00\n09:00:00 db1 freeze\n", "t.timeline:3: time 09:00:00 is before the start 10:00:00"},
+		{c2 + "+ten db1 freeze\n", "t.timeline:2: \"+ten\": want +DURATION such as +10m or +90s"},
+		{c2 + "00:02:00 db1 freeze\n00:01:00 db1 heal\n", "t.timeline:3: events must not go back in time: 00:01:00 is before the previous event at 00:02:00"},
+		{c2 + "00:02:00 db1\n", "t.timeline:2: event \"00:02:00 db1\": want TIME NODE FAULT [ARG]"},
+		{c2 + "00:02:00 db9 freeze\n", "t.timeline:2: unknown node \"db9\": the cluster has db1, db2"},
+		{c2 + "00:02:00 db1 melt\n", "t.timeline:2: unknown fault \"melt\": want one of heal, refuse"},
+		{c2 + "00:02:00 db1 slow\n", "t.timeline:2: slow takes one duration, e.g. \"slow 2s\""},
+		{c2 + "00:02:00 db1 slow fast\n", "t.timeline:2: slow: \"fast\" is not a positive duration such as 2s or 1500ms"},
+		{c2 + "00:02:00 db1 error\n", "t.timeline:2: error takes one MySQL error code, e.g. \"error 1040\""},
+		{c2 + "00:02:00 db1 error 0\n", "t.timeline:2: error: \"0\" is not a MySQL error code (1-65535)"},
+		{c2 + "00:02:00 db1 probe\n", "t.timeline:2: probe takes one condition name, e.g. \"probe mysql_error\""},
+		{c2 + "00:02:00 db1 probe mysql_eror\n", "t.timeline:2: probe: unknown condition \"mysql_eror\" (did you mean mysql_error?)"},
+		{c2 + "00:02:00 db1 freeze now\n", "t.timeline:2: freeze takes no argument, got \"now\""},
+		{c2 + "00:02:00 db1 manager sideways\n", "t.timeline:2: want \"db1 manager down\" or \"db1 manager up\""},
+		{c2 + "00:02:00 db1 recover now\n", "t.timeline:2: recover takes no argument"},
+		{c2 + "00:02:00 cluster policy lazy\n", "t.timeline:2: policy \"lazy\": want automatic, manual or maintenance"},
+		{c2 + "00:02:00 cluster explode\n", "t.timeline:2: cluster event \"explode\": want \"cluster policy MODE\" or \"cluster end\""},
+		{c2 + "00:02:00 cluster explode now\n", "t.timeline:2: cluster event \"explode now\": want \"cluster policy MODE\" or \"cluster end\""},
+		{c2 + "00:02:00 cluster end\n00:03:00 db1 heal\n", "t.timeline:3: event after \"cluster end\""},
+		{c2 + "expect\n", "t.timeline:2: expect what?"},
+		{c2 + "expect failover of\n", "t.timeline:2: failover: \"of\" needs a value"},
+		{c2 + "expect failover of db9\n", "t.timeline:2: unknown node \"db9\": the cluster has db1, db2"},
+		{c2 + "expect failover soon please\n", "t.timeline:2: failover: unknown word \"soon\": want of, to, after or by"},
+		{c2 + "expect failover after 00:05:00 by 00:04:00\n", "t.timeline:2: \"by\" 00:04:00 is before \"after\""},
+		{c2 + "expect db9 failed\n", "t.timeline:2: expect \"db9\": not a node of the cluster (db1, db2)"},
+		{c2 + "expect db1 failed soon\n", "t.timeline:2: failed: want \"expect db1 failed [after TIME] [by TIME]\""},
+		{c2 + "expect db1 happy at 00:01:00\n", "t.timeline:2: \"happy\" is neither a state (online stopped timeout suspect unknown) nor a role (master replica failed)"},
+		{c2 + "expect db1 online at noon\n", "t.timeline:2: time \"noon\": want HH:MM:SS, +DURATION or an RFC 3339 time"},
+		{c2 + "expect db1 dances\n", "t.timeline:2: expect db1 dances: want \"expect no failover\""},
+		{c2 + "00:00:01 db1 \xff\n", "t.timeline:2: not UTF-8 text"},
+	} {
+		_, err := Parse("t.timeline", []byte(c.in))
+		var pe *statemap.ParseError
+		if err == nil || !errors.As(err, &pe) || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("Parse(%q):\n got  %v\n want %s", c.in, err, c.want)
+		}
+	}
+}
+
+// FuzzParseTimeline: no input panics; what parses replays without panicking.
+func FuzzParseTimeline(f *testing.F) {
+	f.Add([]byte("cluster db1:master db2:replica\n00:00:01 db1 freeze\n+1m db1 heal\nexpect no failover\n"))
+	f.Add([]byte("cluster a:master b:replica\ncheck interval=1s timeout=1s\nstart 23:59:59\n+2s a slow 1ms\n+0s b manager down\n+1s cluster policy manual\nexpect a online at 2000-01-01T00:00:00Z\n"))
+	f.Add([]byte("cluster a:master\n00:00:00 a probe socket_io_error\n00:00:00 a recover\n00:01:00 cluster end\nexpect failover of a to a after 00:00:00 by 00:00:01\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tl, err := Parse("fuzz.timeline", data)
+		if err != nil {
+			var pe *statemap.ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error without a file: %v", err)
+			}
+			return
+		}
+		if tl.End > 48*time.Hour || tl.End/tl.Interval > 100_000 {
+			return // valid, but too long a replay for a fuzz iteration
+		}
+		obs := []Observer{NewReport(tl, statemap.Default())}
+		for _, x := range tl.Expects {
+			obs = append(obs, x)
+		}
+		Replay(tl, statemap.Default(), obs...)
+		Judge(tl.Expects)
+	})
+}
