@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -26,7 +27,7 @@ func TestScripts(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			env.Setenv("REPO", wd+"/../..")
+			env.Setenv("REPO", filepath.Clean(filepath.Join(wd, "..", "..")))
 			return nil
 		},
 	})
