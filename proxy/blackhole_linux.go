@@ -8,14 +8,18 @@ import (
 )
 
 // blackhole is a listening socket whose accept queue is full: Linux drops every new SYN, so a
-// client's connect hangs until its own timeout. It holds the queue full with one connection
-// of its own that is never accepted.
+// client's connect hangs until its own timeout. It holds the queue full with connections of
+// its own that are never accepted.
 type blackhole struct {
-	fd     int
-	filler net.Conn
+	fd      int
+	fillers []net.Conn
 }
 
-// openBlackhole binds addr with an accept backlog of zero and fills the queue.
+// holeBacklog is the blackhole's listen backlog. Linux queues backlog+1 connections; with a
+// backlog of 0 it would answer even the fillers with SYN cookies only, which fails under load.
+const holeBacklog = 1
+
+// openBlackhole binds addr with a tiny accept backlog and fills the queue.
 func openBlackhole(addr *net.TCPAddr) (*blackhole, error) {
 	var sa syscall.Sockaddr
 	family := syscall.AF_INET
@@ -41,7 +45,7 @@ func openBlackhole(addr *net.TCPAddr) (*blackhole, error) {
 		syscall.Close(fd)
 		return nil, fmt.Errorf("blackhole bind %s: %w", addr, err)
 	}
-	if err := syscall.Listen(fd, 0); err != nil {
+	if err := syscall.Listen(fd, holeBacklog); err != nil {
 		syscall.Close(fd)
 		return nil, fmt.Errorf("blackhole listen %s: %w", addr, err)
 	}
@@ -49,16 +53,22 @@ func openBlackhole(addr *net.TCPAddr) (*blackhole, error) {
 	if addr.IP == nil || addr.IP.IsUnspecified() {
 		dial = net.JoinHostPort("127.0.0.1", fmt.Sprint(addr.Port))
 	}
-	filler, err := net.DialTimeout("tcp", dial, 2*time.Second)
-	if err != nil {
-		syscall.Close(fd)
-		return nil, fmt.Errorf("blackhole fill %s: %w", addr, err)
+	h := &blackhole{fd: fd}
+	for range holeBacklog + 1 {
+		filler, err := net.DialTimeout("tcp", dial, 5*time.Second)
+		if err != nil {
+			h.close()
+			return nil, fmt.Errorf("blackhole fill %s: %w", addr, err)
+		}
+		h.fillers = append(h.fillers, filler)
 	}
-	return &blackhole{fd: fd, filler: filler}, nil
+	return h, nil
 }
 
 // close releases the port; SYNs still queued by clients are answered by what binds next.
 func (h *blackhole) close() {
-	h.filler.Close()
+	for _, f := range h.fillers {
+		f.Close()
+	}
 	syscall.Close(h.fd)
 }
