@@ -104,10 +104,14 @@ func (r *Report) Verdict() []string {
 	var out []string
 	if len(r.failovers) > 0 {
 		for i, ev := range r.failovers {
+			lead := "failover"
+			if i > 0 {
+				lead = "then failover"
+			}
 			if ev.Kind == fence.Failover {
-				out = append(out, fmt.Sprintf("failover at %s: master %s failed, %s promoted", clock(ev.At), ev.Node, ev.Other))
+				out = append(out, fmt.Sprintf("%s at %s: master %s failed, %s promoted", lead, clock(ev.At), ev.Node, ev.Other))
 			} else {
-				out = append(out, fmt.Sprintf("failover at %s: master %s failed, no replica eligible: no master", clock(ev.At), ev.Node))
+				out = append(out, fmt.Sprintf("%s at %s: master %s failed, no replica eligible: no master", lead, clock(ev.At), ev.Node))
 			}
 			if w, ok := r.why[i]; ok {
 				out = append(out, "  because "+w)
