@@ -431,12 +431,11 @@ func (x *detectsDeath) Instant(at time.Duration, e *fence.Engine) {
 		if w.void {
 			continue
 		}
-		if v := e.Node(w.node); v.Role != fence.Master || v.Failed {
-			if !w.armed || at < w.deadline {
-				// the node is not (or no longer) the master in service: nothing to detect
-				w.void = true
-				continue
-			}
+		if v := e.Node(w.node); v.Role != fence.Master || v.Failed || !v.ManagerUp || e.Coordinator() < 0 {
+			// not the master in service, or not watched by its manager, or no coordinator to
+			// fence it: not judged
+			w.void = true
+			continue
 		}
 		if w.armed && at >= w.deadline {
 			x.fail(at, "master %s has had fault %s (%s) since %s and was not fenced by %s, %s after it", w.name, w.f, w.cond, Clock(x.tl.Start, w.since), Clock(x.tl.Start, w.deadline), w.deadline-w.since)

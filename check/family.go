@@ -1,0 +1,67 @@
+package check
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/failsim/failsim/sim"
+)
+
+// Family is a kind of generated trace. The zero value is Benign.
+type Family uint8
+
+// The trace families.
+const (
+	// Benign traces hold only faults a statemap should ride through: slowness below the
+	// checker's budget, query stalls and timeouts, lock-contention bursts, too many
+	// connections, wrong credentials, flapping stalls, and blips of any fault shorter than its
+	// threshold tolerates.
+	Benign Family = iota
+	// Fatal traces are benign noise plus one fault on the master that the statemap fences,
+	// sustained to the end of the trace.
+	Fatal
+	// Mixed traces hold benign and fatal faults on any node, policy changes, manager outages
+	// and operator recovers.
+	Mixed
+	numFamilies
+)
+
+var familyNames = [numFamilies]string{"benign", "fatal", "mixed"}
+
+func (f Family) String() string {
+	if f < numFamilies {
+		return familyNames[f]
+	}
+	return fmt.Sprintf("family(%d)", uint8(f))
+}
+
+// ParseFamily reads a family name.
+func ParseFamily(s string) (Family, bool) {
+	i := slices.Index(familyNames[:], s)
+	return Family(i), i >= 0
+}
+
+// Applies reports whether property name is judged on traces of family f: no-false-failover only
+// on benign traces, where every fence is a false one; detects-death-within only where a fatal
+// fault can happen; the safety properties everywhere.
+func (f Family) Applies(name string) bool {
+	switch name {
+	case sim.NoFalseFailover:
+		return f == Benign
+	case sim.DetectsDeathWithin:
+		return f != Benign
+	}
+	return true
+}
+
+// Defaults returns the properties run on family f when none are named: every one that applies,
+// in the order of sim.Properties.
+func (f Family) Defaults() []Spec {
+	var out []Spec
+	for _, n := range sim.Properties() {
+		if f.Applies(n) {
+			out = append(out, Spec{Name: n})
+		}
+	}
+	return out
+}

@@ -1,0 +1,275 @@
+package check
+
+import (
+	"cmp"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/failsim/failsim/fault"
+	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/sim"
+	"github.com/failsim/failsim/statemap"
+)
+
+// Shape is the cluster and checker every generated trace of a run shares.
+type Shape struct {
+	Nodes    int           // cluster size, the first node the master; >= 1
+	Length   time.Duration // each trace's span of virtual time; > 0
+	Interval time.Duration // the checker's interval between probe starts
+	Timeout  time.Duration // the checker's budget per probe
+}
+
+// DefaultShape is five nodes for one hour under the manager's default checker settings.
+var DefaultShape = Shape{Nodes: 5, Length: time.Hour, Interval: sim.DefaultInterval, Timeout: sim.DefaultTimeout}
+
+// Generator makes the traces of one family for one statemap. It holds no random state: each
+// trace is made from the *rand.Rand it is given, so traces can be made in any order, on any
+// goroutine. A Generator is immutable once built and safe to share.
+type Generator struct {
+	family Family
+	shape  Shape
+	m      *statemap.Map
+	nodes  []fence.NodeConfig
+	blips  []blip        // benign: faults that fence, with the longest blip that stays benign
+	fatal  []fatalFault  // faults the statemap fences, with how long a fatal trace must run on
+	gap    time.Duration // the shortest healthy spell between two episodes on one node
+	within time.Duration // detects-death-within's fixed duration; 0 for the statemap's promise
+}
+
+type blip struct {
+	f   fault.Fault
+	max time.Duration
+}
+
+type fatalFault struct {
+	f    fault.Fault
+	need time.Duration // how long after it starts the trace must go on for it to be judged
+}
+
+// candidates are the faults a trace draws from, besides slowness: every fault kind with a
+// representative argument.
+var candidates = []fault.Fault{
+	{Kind: fault.Refuse}, {Kind: fault.Reset}, {Kind: fault.Close}, {Kind: fault.Freeze},
+	{Kind: fault.Blackhole}, {Kind: fault.Unreachable}, {Kind: fault.HostDown}, {Kind: fault.Stall},
+	{Kind: fault.Error, Code: 1040}, {Kind: fault.Error, Code: 1045}, {Kind: fault.Error, Code: 1064},
+	{Kind: fault.Probe, Condition: "query_exec_timeout"}, {Kind: fault.Probe, Condition: "send_query_timeout"},
+}
+
+// NewGenerator prepares the generation of family traces under m. within is the duration
+// detects-death-within is checked with, 0 for the statemap's own promise: a fatal trace runs on
+// long enough after its fault for either. It fails when the family cannot be generated: a fatal
+// or mixed family under a statemap that fences no fault within half the trace's length.
+func NewGenerator(family Family, shape Shape, m *statemap.Map, within time.Duration) (*Generator, error) {
+	g := &Generator{family: family, shape: shape, m: m, within: within}
+	for i := range shape.Nodes {
+		r := fence.Replica
+		if i == 0 {
+			r = fence.Master
+		}
+		g.nodes = append(g.nodes, fence.NodeConfig{Name: "db" + strconv.Itoa(i+1), Role: r})
+	}
+	lag := max(shape.Interval, shape.Timeout)
+	g.gap = lag + 15*time.Second
+	for _, f := range candidates {
+		o := sim.Predict(f, shape.Timeout)
+		r := m.Rule(o.Condition)
+		if !r.Fatal() {
+			continue
+		}
+		// A blip is benign when the bad probes it causes span less than threshold-1 ticks:
+		// the first bad probe finishes at least o.Took after it starts, the first ok one within
+		// lag after it ends.
+		if longest := time.Duration(r.Threshold-1)*statemap.TickInterval - lag + o.Took - time.Second; r.Threshold >= 1 && longest >= time.Second {
+			g.blips = append(g.blips, blip{f: f, max: longest})
+		}
+		need := lag + o.Took + time.Duration(r.Threshold)*statemap.TickInterval
+		if within > 0 {
+			need = within
+		}
+		need += time.Minute
+		if need <= shape.Length/2 {
+			g.fatal = append(g.fatal, fatalFault{f: f, need: need})
+		}
+	}
+	if family != Benign && len(g.fatal) == 0 {
+		return nil, fmt.Errorf("no %s trace can be made: the statemap fences no fault within half of the trace length %s", family, shape.Length)
+	}
+	return g, nil
+}
+
+// Trace makes one trace from rng. The same rng state gives the same trace.
+func (g *Generator) Trace(rng *rand.Rand) *sim.Timeline {
+	tl := &sim.Timeline{
+		File:     "generated",
+		Nodes:    g.nodes,
+		Interval: g.shape.Interval,
+		Timeout:  g.shape.Timeout,
+		Start:    time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC),
+		End:      g.shape.Length,
+		Events:   make([]sim.Event, 0, 32),
+	}
+	b := builder{g: g, rng: rng, tl: tl}
+	switch g.family {
+	case Benign:
+		for i := range g.nodes {
+			b.noise(i, 0, g.shape.Length, 3)
+		}
+	case Fatal:
+		ff := g.fatal[rng.IntN(len(g.fatal))]
+		lo, hi := g.shape.Length/12, g.shape.Length-ff.need
+		at := b.between(lo, max(lo, hi))
+		b.noise(0, 0, at-g.gap, 2)
+		b.set(at, 0, ff.f)
+		for i := 1; i < len(g.nodes); i++ {
+			b.noise(i, 0, g.shape.Length, 2)
+		}
+	case Mixed:
+		for i := range g.nodes {
+			b.mixed(i)
+		}
+		b.cluster()
+	}
+	slices.SortStableFunc(tl.Events, func(a, b sim.Event) int { return cmp.Compare(a.At, b.At) })
+	return tl
+}
+
+type builder struct {
+	g   *Generator
+	rng *rand.Rand
+	tl  *sim.Timeline
+}
+
+// between returns a whole number of seconds in [lo, hi].
+func (b *builder) between(lo, hi time.Duration) time.Duration {
+	lo, hi = lo.Truncate(time.Second), hi.Truncate(time.Second)
+	if hi <= lo {
+		return lo
+	}
+	return lo + time.Duration(b.rng.Int64N(int64((hi-lo)/time.Second)+1))*time.Second
+}
+
+func (b *builder) set(at time.Duration, node int, f fault.Fault) {
+	if at < b.tl.End {
+		b.tl.Events = append(b.tl.Events, sim.Event{At: at, Kind: sim.SetFault, Node: node, Fault: f})
+	}
+}
+
+func (b *builder) add(at time.Duration, kind sim.EventKind, node int, p fence.Policy) {
+	if at < b.tl.End {
+		b.tl.Events = append(b.tl.Events, sim.Event{At: at, Kind: kind, Node: node, Policy: p})
+	}
+}
+
+// noise lays benign episodes on node in [from, to): about per of them an hour, each followed
+// by a healthy spell long enough for an ok probe to delete its alarms.
+func (b *builder) noise(node int, from, to time.Duration, per int) {
+	mean := b.g.shape.Length / time.Duration(per+1)
+	t := from + b.between(0, mean)
+	for t < to {
+		end := b.episode(node, t, to)
+		t = end + b.g.gap + b.between(0, mean)
+	}
+}
+
+// episode lays one benign episode on node from t, ending (healed) no later than limit, and
+// returns when it ends.
+func (b *builder) episode(node int, t, limit time.Duration) time.Duration {
+	s := b.g.shape
+	span := func(lo, hi time.Duration) time.Duration {
+		return t + b.between(lo, max(lo, min(hi, limit-t)))
+	}
+	var end time.Duration
+	switch k := b.rng.IntN(8); k {
+	case 0: // slow below the budget
+		d := b.between(s.Timeout/10, s.Timeout-time.Second)
+		if d <= 0 {
+			d = s.Timeout / 2
+		}
+		b.set(t, node, fault.Fault{Kind: fault.Slow, Delay: d})
+		end = span(30*time.Second, 20*time.Minute)
+	case 1: // a query stall: connect and login work, queries hang
+		b.set(t, node, fault.Fault{Kind: fault.Stall})
+		end = span(10*time.Second, 20*time.Minute)
+	case 2: // query timeouts of another phase
+		b.set(t, node, candidates[11+b.rng.IntN(2)])
+		end = span(10*time.Second, 10*time.Minute)
+	case 3: // a lock-contention burst: replies held around the budget
+		at := t
+		for n := 1 + b.rng.IntN(4); n > 0 && at < limit; n-- {
+			b.set(at, node, fault.Fault{Kind: fault.Slow, Delay: b.between(s.Timeout/2, 2*s.Timeout)})
+			at += b.between(5*time.Second, 40*time.Second)
+		}
+		end = at
+	case 4: // too many connections, wrong credentials
+		b.set(t, node, candidates[8+b.rng.IntN(2)])
+		end = span(5*time.Second, 10*time.Minute)
+	case 5: // a flapping stall: brief healthy moments
+		at := t
+		for n := 2 + b.rng.IntN(6); n > 0; n-- {
+			b.set(at, node, fault.Fault{Kind: fault.Stall})
+			at += b.between(20*time.Second, 4*time.Minute)
+			if n == 1 || at >= limit {
+				break
+			}
+			b.set(at, node, fault.Fault{}) // a brief healthy moment
+			at += b.between(time.Second, 8*time.Second)
+			if at >= limit {
+				break
+			}
+		}
+		end = at
+	default: // a blip of a fault the statemap fences, shorter than its threshold tolerates
+		if len(b.g.blips) == 0 {
+			b.set(t, node, fault.Fault{Kind: fault.Stall})
+			end = span(10*time.Second, 5*time.Minute)
+			break
+		}
+		bl := b.g.blips[b.rng.IntN(len(b.g.blips))]
+		b.set(t, node, bl.f)
+		end = t + b.between(time.Second, bl.max)
+	}
+	end = min(end, limit)
+	b.set(end, node, fault.Fault{})
+	return end
+}
+
+// mixed lays benign episodes and fatal faults on node, healing each after a while.
+func (b *builder) mixed(node int) {
+	L := b.g.shape.Length
+	t := b.between(0, L/3)
+	for t < L {
+		if b.rng.IntN(3) == 0 {
+			ff := b.g.fatal[b.rng.IntN(len(b.g.fatal))]
+			b.set(t, node, ff.f)
+			t += b.between(10*time.Second, 20*time.Minute)
+			b.set(t, node, fault.Fault{})
+		} else {
+			t = b.episode(node, t, L)
+		}
+		t += b.between(b.g.gap, L/3)
+	}
+}
+
+// cluster lays policy changes, manager outages and operator recovers.
+func (b *builder) cluster() {
+	L := b.g.shape.Length
+	for range b.rng.IntN(4) {
+		at := b.between(0, L)
+		b.add(at, sim.SetPolicy, -1, fence.Policy(b.rng.IntN(3)))
+		if b.rng.IntN(2) == 0 {
+			b.add(at+b.between(30*time.Second, 15*time.Minute), sim.SetPolicy, -1, fence.Automatic)
+		}
+	}
+	for range b.rng.IntN(4) {
+		node := b.rng.IntN(len(b.g.nodes))
+		at := b.between(0, L)
+		b.add(at, sim.ManagerDown, node, 0)
+		b.add(at+b.between(10*time.Second, 15*time.Minute), sim.ManagerUp, node, 0)
+	}
+	for range b.rng.IntN(3) {
+		b.add(b.between(0, L), sim.Recover, b.rng.IntN(len(b.g.nodes)), 0)
+	}
+}

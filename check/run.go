@@ -1,0 +1,213 @@
+package check
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/failsim/failsim/sim"
+	"github.com/failsim/failsim/statemap"
+)
+
+// Config is one run of failsim check.
+type Config struct {
+	Map        *statemap.Map
+	MapPath    string // the override file Map was loaded from, "" for the defaults; counterexamples name it
+	Family     Family
+	Properties []Spec // nil: every property that applies to Family
+	Shape      Shape
+	Traces     int    // how many traces to generate; >= 1
+	Seed       uint64 // trace i is generated from a source seeded with (Seed, i)
+	Workers    int    // goroutines replaying traces; <= 0 means GOMAXPROCS
+	// Progress, if not nil, is called from the workers, never concurrently, with the number of
+	// traces replayed so far.
+	Progress func(done int)
+}
+
+// Result is what a run found.
+type Result struct {
+	Properties []Spec      // the properties checked, in order
+	Violations []Violation // one per violated property, in the order of Properties
+	Traces     int         // the traces asked for; all of them were replayed when Violations is empty
+}
+
+// Held reports whether every property held on every trace.
+func (r *Result) Held() bool { return len(r.Violations) == 0 }
+
+// Violation is the first trace, by index, that violates one property, and its shrunk form.
+type Violation struct {
+	Property Spec
+	Trace    int           // index of the first violating trace
+	Original *sim.Timeline // the generated trace
+	Why      string        // the property's verdict on it
+	Shrunk   *sim.Timeline // the minimal trace that still violates the property
+	ShrunkBy string        // the property's verdict on the shrunk trace
+	Replays  int           // replays the shrinking took
+}
+
+// ErrNoTraces is returned by Run when asked for no trace: nothing checked is nothing proved.
+var ErrNoTraces = errors.New("no trace to check: want --traces of at least 1")
+
+const chunk = 64
+
+// Run generates cfg.Traces traces, replays each under cfg.Map with the properties watching, and
+// shrinks the first violating trace of each violated property. Its result depends on the
+// configuration alone, not on Workers or scheduling. It stops early once every property has
+// been violated, and returns ctx's error if ctx is done first.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	if cfg.Traces < 1 {
+		return nil, ErrNoTraces
+	}
+	specs := cfg.Properties
+	if len(specs) == 0 {
+		specs = cfg.Family.Defaults()
+	}
+	within, err := fixedWithin(specs)
+	if err != nil {
+		return nil, err
+	}
+	g, err := NewGenerator(cfg.Family, cfg.Shape, cfg.Map, within)
+	if err != nil {
+		return nil, err
+	}
+	workers := cfg.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+
+	var (
+		next     atomic.Int64 // the next chunk's first trace
+		mu       sync.Mutex   // guards first, done and Progress
+		first    = make([]int, len(specs))
+		done     int
+		wg       sync.WaitGroup
+		stopping atomic.Bool
+	)
+	for k := range first {
+		first[k] = -1
+	}
+	// limit returns the last trace that still matters: past the highest first violation once
+	// every property has one, no trace can change the result.
+	limit := func() int {
+		if slices.Contains(first, -1) {
+			return cfg.Traces - 1
+		}
+		return slices.Max(first)
+	}
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := newReplayer(g, cfg.Map, specs)
+			for !stopping.Load() {
+				if ctx.Err() != nil {
+					return
+				}
+				start := int(next.Add(chunk)) - chunk
+				mu.Lock()
+				lim := limit()
+				mu.Unlock()
+				if start > lim {
+					return
+				}
+				end := min(start+chunk, cfg.Traces)
+				var found []int // pairs: property, trace
+				for i := start; i < end; i++ {
+					for _, k := range r.run(cfg.Seed, i) {
+						found = append(found, k, i)
+					}
+				}
+				mu.Lock()
+				for j := 0; j < len(found); j += 2 {
+					if k, i := found[j], found[j+1]; first[k] < 0 || i < first[k] {
+						first[k] = i
+					}
+				}
+				done += end - start
+				if cfg.Progress != nil {
+					cfg.Progress(done)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	res := &Result{Properties: specs, Traces: cfg.Traces}
+	for k, i := range first {
+		if i < 0 {
+			continue
+		}
+		v, err := shrinkViolation(g, cfg, specs[k], i)
+		if err != nil {
+			return nil, err
+		}
+		res.Violations = append(res.Violations, v)
+	}
+	return res, nil
+}
+
+// fixedWithin returns the duration detects-death-within is checked with, 0 for the statemap's
+// promise.
+func fixedWithin(specs []Spec) (d time.Duration, err error) {
+	for _, s := range specs {
+		if s.Name != sim.DetectsDeathWithin || s.Arg == "" {
+			continue
+		}
+		w, err := time.ParseDuration(s.Arg)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %q is not a duration such as 90s or 2m", s.Name, s.Arg)
+		}
+		d = max(d, w)
+	}
+	return d, nil
+}
+
+// TraceRand returns the random source trace i of a run with seed is generated from.
+func TraceRand(seed uint64, i int) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, uint64(i)))
+}
+
+// replayer replays traces with a fresh set of property observers each time.
+type replayer struct {
+	g     *Generator
+	m     *statemap.Map
+	specs []Spec
+	obs   []sim.Observer
+	props []sim.Property
+	hit   []int
+}
+
+func newReplayer(g *Generator, m *statemap.Map, specs []Spec) *replayer {
+	return &replayer{g: g, m: m, specs: specs}
+}
+
+// run replays trace i of seed and returns the indexes of the properties it violates.
+func (r *replayer) run(seed uint64, i int) []int {
+	tl := r.g.Trace(TraceRand(seed, i))
+	r.props, r.obs = r.props[:0], r.obs[:0]
+	for _, s := range r.specs {
+		p, err := s.New(tl)
+		if err != nil {
+			panic("check: a property spec checked at start no longer builds: " + err.Error())
+		}
+		r.props = append(r.props, p)
+		r.obs = append(r.obs, p)
+	}
+	sim.Replay(tl, r.m, r.obs...)
+	r.hit = r.hit[:0]
+	for k, p := range r.props {
+		if p.Violated() {
+			r.hit = append(r.hit, k)
+		}
+	}
+	return r.hit
+}

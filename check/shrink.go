@@ -1,0 +1,176 @@
+package check
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/sim"
+	"github.com/failsim/failsim/statemap"
+)
+
+// Violates replays tl under m and reports whether it violates the property s, with the
+// property's verdict.
+func Violates(tl *sim.Timeline, m *statemap.Map, s Spec) (bool, string, error) {
+	p, err := s.New(tl)
+	if err != nil {
+		return false, "", err
+	}
+	sim.Replay(tl, m, p)
+	held, why := p.Verdict()
+	return !held, why, nil
+}
+
+func shrinkViolation(g *Generator, cfg Config, s Spec, i int) (Violation, error) {
+	orig := g.Trace(TraceRand(cfg.Seed, i))
+	bad, why, err := Violates(orig, cfg.Map, s)
+	if err != nil {
+		return Violation{}, err
+	}
+	if !bad {
+		panic(fmt.Sprintf("check: trace %d violated %s in the run but not when replayed again", i, s))
+	}
+	shrunk, n := Shrink(orig, func(tl *sim.Timeline) bool {
+		bad, _, _ := Violates(tl, cfg.Map, s)
+		return bad
+	})
+	_, swhy, _ := Violates(shrunk, cfg.Map, s)
+	return Violation{Property: s, Trace: i, Original: orig, Why: why, Shrunk: shrunk, ShrunkBy: swhy, Replays: n}, nil
+}
+
+// Shrink returns a smaller trace that still fails, and how many candidates it replayed. It
+// removes events (halves, then quarters, down to single events), then replicas no event
+// needs, then shortens the trace's end and every gap between events, and starts over until
+// nothing more goes. Times stay whole seconds. fails must be deterministic; so is Shrink.
+func Shrink(tl *sim.Timeline, fails func(*sim.Timeline) bool) (*sim.Timeline, int) {
+	cur := clone(tl)
+	tries := 0
+	try := func(c *sim.Timeline) bool {
+		tries++
+		if fails(c) {
+			cur = c
+			return true
+		}
+		return false
+	}
+	for changed := true; changed; {
+		changed = false
+		// Events, in chunks.
+		for size := max(len(cur.Events)/2, 1); size >= 1 && len(cur.Events) > 0; size /= 2 {
+			for start := 0; start < len(cur.Events); {
+				c := clone(cur)
+				c.Events = slices.Delete(c.Events, start, min(start+size, len(c.Events)))
+				if try(c) {
+					changed = true
+				} else {
+					start += size
+				}
+			}
+		}
+		// Replicas, last first.
+		for j := len(cur.Nodes) - 1; j >= 0 && len(cur.Nodes) > 1; j-- {
+			if j < len(cur.Nodes) && cur.Nodes[j].Role != fence.Master && try(dropNode(cur, j)) {
+				changed = true
+			}
+		}
+		// The end: the earliest that still fails, no earlier than the last event.
+		last := time.Duration(0)
+		if n := len(cur.Events); n > 0 {
+			last = cur.Events[n-1].At
+		}
+		if end := earliest(last, cur.End, time.Second, func(t time.Duration) bool {
+			c := clone(cur)
+			c.End = t
+			return try(c)
+		}); end < cur.End {
+			changed = true
+		}
+		// Gaps: pull each event, and all after it, as early as still fails; first by whole
+		// periods of the probe and tick schedule, which keep every probe's phase, then by seconds.
+		period := schedulePeriod(cur.Interval)
+		for k := range cur.Events {
+			prev := time.Duration(0)
+			if k > 0 {
+				prev = cur.Events[k-1].At
+			}
+			for _, step := range []time.Duration{period, time.Second} {
+				base, at := cur, cur.Events[k].At
+				if t := earliest(prev, at, step, func(t time.Duration) bool {
+					c := clone(base)
+					shift(c, k, at-t)
+					return try(c)
+				}); t < at {
+					changed = true
+				}
+			}
+		}
+	}
+	return cur, tries
+}
+
+// earliest returns the earliest t = hi - n*step, t >= lo, for which ok(t) holds, searching by
+// halves from hi (which is taken to hold); ok is called only on t < hi.
+func earliest(lo, hi, step time.Duration, ok func(time.Duration) bool) time.Duration {
+	n := int64((hi - lo) / step) // the largest n to try
+	if n <= 0 {
+		return hi
+	}
+	at := func(n int64) time.Duration { return hi - time.Duration(n)*step }
+	if ok(at(n)) {
+		return at(n)
+	}
+	good, bad := int64(0), n // ok(at(good)) holds, ok(at(bad)) does not
+	for bad-good > 1 {
+		mid := (good + bad) / 2
+		if ok(at(mid)) {
+			good = mid
+		} else {
+			bad = mid
+		}
+	}
+	return at(good)
+}
+
+// schedulePeriod is the span after which probe starts (every interval from t=0, while healthy)
+// and timekeeper ticks fall on the same phase again: their least common multiple, in seconds.
+func schedulePeriod(interval time.Duration) time.Duration {
+	a, b := int64(interval/time.Second), int64(statemap.TickInterval/time.Second)
+	if a <= 0 || interval%time.Second != 0 {
+		return time.Second
+	}
+	x, y := a, b
+	for y != 0 {
+		x, y = y, x%y
+	}
+	return time.Duration(a/x*b) * time.Second
+}
+
+// shift moves events k.. earlier by d; the end stays, so the violation keeps its time to
+// happen, and the end is shortened on the next round.
+func shift(tl *sim.Timeline, k int, d time.Duration) {
+	for i := k; i < len(tl.Events); i++ {
+		tl.Events[i].At -= d
+	}
+}
+
+// dropNode removes node j and its events.
+func dropNode(tl *sim.Timeline, j int) *sim.Timeline {
+	c := clone(tl)
+	c.Nodes = slices.Delete(c.Nodes, j, j+1)
+	c.Events = slices.DeleteFunc(c.Events, func(e sim.Event) bool { return e.Node == j })
+	for i := range c.Events {
+		if c.Events[i].Node > j {
+			c.Events[i].Node--
+		}
+	}
+	return c
+}
+
+func clone(tl *sim.Timeline) *sim.Timeline {
+	c := *tl
+	c.Nodes = slices.Clone(tl.Nodes)
+	c.Events = slices.Clone(tl.Events)
+	c.Expects = nil
+	return &c
+}

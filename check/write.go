@@ -1,0 +1,59 @@
+package check
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/sim"
+)
+
+// FileName is the counterexample file of violation v of a run with seed.
+func FileName(v Violation, seed uint64) string {
+	return fmt.Sprintf("check-%s-seed%d-trace%d.timeline", v.Property.Name, seed, v.Trace)
+}
+
+// Timeline writes trace tl as timeline text: a comment header (each line of header prefixed
+// with "# "), the cluster, the checker, the statemap statement when smPath is not "", the
+// policy when not automatic, the events at clock times, "cluster end", and one expect line per
+// property.
+func Timeline(tl *sim.Timeline, header []string, smPath string, props ...Spec) []byte {
+	var b bytes.Buffer
+	for _, h := range header {
+		b.WriteString(strings.TrimRight("# "+h, " ") + "\n")
+	}
+	b.WriteString("cluster")
+	for _, n := range tl.Nodes {
+		fmt.Fprintf(&b, " %s:%s", n.Name, n.Role)
+	}
+	fmt.Fprintf(&b, "\nchecker interval=%s timeout=%s\n", tl.Interval, tl.Timeout)
+	if smPath != "" {
+		fmt.Fprintf(&b, "statemap %s\n", filepath.ToSlash(smPath))
+	}
+	if tl.Policy != fence.Automatic {
+		fmt.Fprintf(&b, "policy %s\n", tl.Policy)
+	}
+	b.WriteString("\n")
+	for _, ev := range tl.Events {
+		at := sim.Clock(tl.Start, ev.At)
+		switch ev.Kind {
+		case sim.SetFault:
+			fmt.Fprintf(&b, "%s %s %s\n", at, tl.Nodes[ev.Node].Name, ev.Fault)
+		case sim.ManagerDown:
+			fmt.Fprintf(&b, "%s %s manager down\n", at, tl.Nodes[ev.Node].Name)
+		case sim.ManagerUp:
+			fmt.Fprintf(&b, "%s %s manager up\n", at, tl.Nodes[ev.Node].Name)
+		case sim.Recover:
+			fmt.Fprintf(&b, "%s %s recover\n", at, tl.Nodes[ev.Node].Name)
+		case sim.SetPolicy:
+			fmt.Fprintf(&b, "%s cluster policy %s\n", at, ev.Policy)
+		}
+	}
+	fmt.Fprintf(&b, "%s cluster end\n\n", sim.Clock(tl.Start, tl.End))
+	for _, p := range props {
+		fmt.Fprintf(&b, "expect property %s\n", p)
+	}
+	return b.Bytes()
+}
