@@ -68,6 +68,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if len(specs) == 0 {
 		specs = cfg.Family.Defaults()
 	}
+	if _, err := newReplayer(nil, nil, specs).set(&sim.Timeline{}); err != nil {
+		return nil, err
+	}
 	within, err := fixedWithin(specs)
 	if err != nil {
 		return nil, err
@@ -180,34 +183,35 @@ func TraceRand(seed uint64, i int) *rand.Rand {
 type replayer struct {
 	g     *Generator
 	m     *statemap.Map
-	specs []Spec
-	obs   []sim.Observer
-	props []sim.Property
+	specs [][]string
 	hit   []int
 }
 
 func newReplayer(g *Generator, m *statemap.Map, specs []Spec) *replayer {
-	return &replayer{g: g, m: m, specs: specs}
+	r := &replayer{g: g, m: m}
+	for _, s := range specs {
+		r.specs = append(r.specs, append([]string{s.Name}, s.args()...))
+	}
+	return r
 }
 
 // run replays trace i of seed and returns the indexes of the properties it violates.
 func (r *replayer) run(seed uint64, i int) []int {
 	tl := r.g.Trace(TraceRand(seed, i))
-	r.props, r.obs = r.props[:0], r.obs[:0]
-	for _, s := range r.specs {
-		p, err := s.New(tl)
-		if err != nil {
-			panic("check: a property spec checked at start no longer builds: " + err.Error())
-		}
-		r.props = append(r.props, p)
-		r.obs = append(r.obs, p)
+	set, err := r.set(tl)
+	if err != nil {
+		panic("check: the properties checked at start no longer build: " + err.Error())
 	}
-	sim.Replay(tl, r.m, r.obs...)
+	sim.Replay(tl, r.m, set)
 	r.hit = r.hit[:0]
-	for k, p := range r.props {
-		if p.Violated() {
+	for k := range r.specs {
+		if bad, _ := set.Violated(k); bad {
 			r.hit = append(r.hit, k)
 		}
 	}
 	return r.hit
+}
+
+func (r *replayer) set(tl *sim.Timeline) (*sim.PropertySet, error) {
+	return sim.NewPropertySet(tl, r.specs...)
 }

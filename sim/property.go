@@ -18,31 +18,45 @@ const (
 	// NoFalseFailover: the master is never fenced (no failover, no failed master). failsim
 	// check judges it on benign traces only, where every fence is a false one.
 	NoFalseFailover = "no-false-failover"
-	// DetectsDeathWithin [DUR]: a fatal fault on the master in service, sustained for DUR, is
-	// fenced within DUR of the fault. Without DUR, the statemap's own promise for the fault's
-	// condition: the checker's detection latency (max(interval, timeout) plus the probe's own
-	// duration) plus threshold ticks. Judged only while the policy is automatic and the master's
-	// manager and a coordinator are up.
+	// DetectsDeathWithin [DUR]: a fault on the master in service that the statemap fences,
+	// sustained for DUR, is fenced within DUR of its start. Without DUR, the statemap's own
+	// promise for the fault's condition: the checker's detection latency (max(interval,
+	// timeout), plus the probe's own duration) plus threshold ticks. A fault is judged only
+	// while the policy is automatic and the master's manager and a coordinator are up.
 	DetectsDeathWithin = "detects-death-within"
 	// SingleMaster: never two masters in service at once.
 	SingleMaster = "single-master"
 	// NoFenceInMaintenance: in maintenance no alarm is raised, aged, expired or acted on.
 	NoFenceInMaintenance = "no-fence-in-maintenance"
-	// OnlyCoordinatorFences: every expired alarm is acted on by the coordinator, which is the
-	// first node in cluster order whose manager is up; with no manager up nothing is fenced.
+	// OnlyCoordinatorFences: every expired alarm is acted on by the coordinator, the first
+	// node in cluster order whose manager is up; with no manager up nothing is fenced.
 	OnlyCoordinatorFences = "only-coordinator-fences"
-	// SelfHealResets: a node whose last probe was ok has no alarm.
+	// SelfHealResets: a node whose last probe was ok has no alarm: an ok probe always deletes
+	// the node's alarms.
 	SelfHealResets = "self-heal-resets"
 )
 
+// prop indexes the built-in properties, in the order of Properties.
+type prop uint8
+
+const (
+	pNoFalseFailover prop = iota
+	pDetectsDeath
+	pSingleMaster
+	pNoFenceInMaintenance
+	pOnlyCoordinator
+	pSelfHeal
+	numProps
+)
+
+var propNames = [numProps]string{NoFalseFailover, DetectsDeathWithin, SingleMaster, NoFenceInMaintenance, OnlyCoordinatorFences, SelfHealResets}
+
 // Properties returns the built-in property names in the order failsim check runs and reports
 // them.
-func Properties() []string {
-	return []string{NoFalseFailover, DetectsDeathWithin, SingleMaster, NoFenceInMaintenance, OnlyCoordinatorFences, SelfHealResets}
-}
+func Properties() []string { return slices.Clone(propNames[:]) }
 
-// Property is a built-in property observing one replay. It is an Expect: Verdict says whether
-// it held and, if not, what its first violation was.
+// Property is one built-in property observing one replay. It is an Expect: Verdict says
+// whether it held and, if not, what its first violation was.
 type Property interface {
 	Expect
 	// Name is the property's name, as in Properties.
@@ -52,7 +66,7 @@ type Property interface {
 }
 
 // NewProperty returns a fresh observer of property name with its arguments, for one replay of
-// tl. The error says what is wrong with the name or the arguments, in lower case.
+// tl. The error says what is wrong with the name or the arguments.
 func NewProperty(tl *Timeline, name string, args []string) (Property, error) {
 	text := "expect property " + strings.Join(append([]string{name}, args...), " ")
 	return newProperty(tl, expectBase{text: text}, name, args)
@@ -62,7 +76,7 @@ func NewProperty(tl *Timeline, name string, args []string) (Property, error) {
 // replay so that a counterexample timeline reproduces its violation.
 func (p *parser) property(base expectBase, args []string) (Expect, error) {
 	if len(args) == 0 {
-		return nil, p.errf("expect property: which? want one of %s", strings.Join(Properties(), ", "))
+		return nil, p.errf("expect property: which? want one of %s", strings.Join(propNames[:], ", "))
 	}
 	x, err := newProperty(p.tl, base, args[0], args[1:])
 	if err != nil {
@@ -71,67 +85,158 @@ func (p *parser) property(base expectBase, args []string) (Expect, error) {
 	return x, nil
 }
 
-func newProperty(tl *Timeline, base expectBase, name string, args []string) (Property, error) {
-	if !slices.Contains(Properties(), name) {
-		return nil, fmt.Errorf("unknown property %q: want one of %s", name, strings.Join(Properties(), ", "))
+func newProperty(tl *Timeline, base expectBase, name string, args []string) (*single, error) {
+	w := newWatcher(tl)
+	k, err := w.enable(name, args)
+	if err != nil {
+		return nil, err
 	}
-	pb := propBase{expectBase: base, name: name, tl: tl}
-	if name == DetectsDeathWithin {
-		x := &detectsDeath{propBase: pb}
-		switch len(args) {
-		case 0:
-		case 1:
-			d, err := time.ParseDuration(args[0])
-			if err != nil || d < 0 {
-				return nil, fmt.Errorf("%s: %q is not a duration such as 90s or 2m", name, args[0])
-			}
-			x.within, x.fixed = d, true
-		default:
-			return nil, fmt.Errorf("%s takes at most one duration, got %q", name, strings.Join(args, " "))
-		}
-		return x, nil
-	}
-	if len(args) > 0 {
-		return nil, fmt.Errorf("%s takes no argument, got %q", name, strings.Join(args, " "))
-	}
-	switch name {
-	case NoFalseFailover:
-		return &noFalseFailover{propBase: pb}, nil
-	case SingleMaster:
-		return &singleMaster{propBase: pb}, nil
-	case NoFenceInMaintenance:
-		return &noFenceInMaintenance{propBase: pb}, nil
-	case OnlyCoordinatorFences:
-		return newOnlyCoordinator(pb), nil
-	}
-	return &selfHealResets{propBase: pb}, nil
+	return &single{expectBase: base, w: w, k: k}, nil
 }
 
-// propBase keeps a property's first violation.
-type propBase struct {
+// single is one property as an expectation.
+type single struct {
 	expectBase
-	name     string
-	tl       *Timeline
-	violated bool
-	why      string
+	w *watcher
+	k prop
 }
 
-func (b *propBase) Name() string   { return b.name }
-func (b *propBase) Violated() bool { return b.violated }
+func (s *single) Name() string                              { return propNames[s.k] }
+func (s *single) Violated() bool                            { return s.w.bad[s.k] }
+func (s *single) Verdict() (bool, string)                   { return !s.w.bad[s.k], s.w.why[s.k] }
+func (s *single) Event(ev fence.Event)                      { s.w.Event(ev) }
+func (s *single) Instant(at time.Duration, e *fence.Engine) { s.w.Instant(at, e) }
 
-func (b *propBase) Verdict() (bool, string) { return !b.violated, b.why }
+// PropertySet judges several properties over one replay as a single observer: cheaper than one
+// observer each, which matters when failsim check replays thousands of traces a second.
+type PropertySet struct {
+	w     *watcher
+	names []string
+	ks    []prop
+}
 
-// fail records the first violation, at virtual time at.
-func (b *propBase) fail(at time.Duration, format string, args ...any) {
-	if b.violated {
+// NewPropertySet returns an observer of the properties, each given as its name followed by its
+// arguments, for one replay of tl. A property may be named once.
+func NewPropertySet(tl *Timeline, props ...[]string) (*PropertySet, error) {
+	s := &PropertySet{w: newWatcher(tl)}
+	for _, p := range props {
+		if len(p) == 0 {
+			return nil, fmt.Errorf("empty property")
+		}
+		k, err := s.w.enable(p[0], p[1:])
+		if err != nil {
+			return nil, err
+		}
+		if slices.Contains(s.ks, k) {
+			return nil, fmt.Errorf("property %s is named twice", p[0])
+		}
+		s.ks, s.names = append(s.ks, k), append(s.names, p[0])
+	}
+	return s, nil
+}
+
+// Event implements Observer.
+func (s *PropertySet) Event(ev fence.Event) { s.w.Event(ev) }
+
+// Instant implements Observer.
+func (s *PropertySet) Instant(at time.Duration, e *fence.Engine) { s.w.Instant(at, e) }
+
+// Violated reports whether the i-th property of the set is violated, and its first violation.
+func (s *PropertySet) Violated(i int) (bool, string) { return s.w.bad[s.ks[i]], s.w.why[s.ks[i]] }
+
+// watcher tracks what the properties need from the events, and looks at the engine only at
+// instants where something a property judges may have changed.
+type watcher struct {
+	tl  *Timeline
+	on  [numProps]bool
+	bad [numProps]bool
+	why [numProps]string
+
+	within time.Duration // detects-death-within's fixed duration
+	fixed  bool
+
+	started    bool
+	policy     fence.Policy
+	up         []bool // per node: manager up
+	coord      int    // the announced coordinator, -1 none
+	alarms     []int  // per node: active alarms, from the events
+	alarmTotal int
+	rolesDirty bool // an event may have changed a role
+	coordDirty bool // a manager or the coordinator changed
+	rules      [statemap.NumConditions]ruleSeen
+	watch      []deathWatch
+	buf        []fence.AlarmView
+}
+
+// ruleSeen is what an alarm-raised event told of a condition's rule.
+type ruleSeen struct {
+	known     bool
+	threshold int
+	action    statemap.Action
+}
+
+// deathWatch is one fault on a node, watched for detects-death-within.
+type deathWatch struct {
+	node     int
+	since    time.Duration
+	f        fault.Fault
+	cond     statemap.Condition
+	took     time.Duration
+	deadline time.Duration
+	armed    bool // the rule is known and fences: deadline is set
+}
+
+func newWatcher(tl *Timeline) *watcher {
+	return &watcher{tl: tl}
+}
+
+func (w *watcher) enable(name string, args []string) (prop, error) {
+	i := slices.Index(propNames[:], name)
+	if i < 0 {
+		return 0, fmt.Errorf("unknown property %q: want one of %s", name, strings.Join(propNames[:], ", "))
+	}
+	k := prop(i)
+	switch {
+	case k == pDetectsDeath && len(args) == 1:
+		d, err := time.ParseDuration(args[0])
+		if err != nil || d <= 0 {
+			return 0, fmt.Errorf("%s: %q is not a positive duration such as 90s or 2m", name, args[0])
+		}
+		w.within, w.fixed = d, true
+	case k == pDetectsDeath && len(args) > 1:
+		return 0, fmt.Errorf("%s takes at most one duration, got %q", name, strings.Join(args, " "))
+	case k != pDetectsDeath && len(args) > 0:
+		return 0, fmt.Errorf("%s takes no argument, got %q", name, strings.Join(args, " "))
+	}
+	w.on[k] = true
+	return k, nil
+}
+
+// start reads the timeline when the replay starts: its policy statement may follow the expect
+// line that built the property.
+func (w *watcher) start() {
+	w.started = true
+	w.policy = w.tl.Policy
+	n := len(w.tl.Nodes)
+	w.up, w.alarms = make([]bool, n), make([]int, n)
+	for i := range w.up {
+		w.up[i] = true
+	}
+	w.coord = min(0, n-1)
+	w.rolesDirty, w.coordDirty = true, true
+}
+
+// fail records property k's first violation, at virtual time at.
+func (w *watcher) fail(k prop, at time.Duration, format string, args ...any) {
+	if !w.on[k] || w.bad[k] {
 		return
 	}
-	b.violated = true
-	b.why = Clock(b.tl.Start, at) + ": " + fmt.Sprintf(format, args...)
+	w.bad[k] = true
+	w.why[k] = Clock(w.tl.Start, at) + ": " + fmt.Sprintf(format, args...)
 }
 
-func (b *propBase) nodeIndex(name string) int {
-	for i, n := range b.tl.Nodes {
+func (w *watcher) node(name string) int {
+	for i, n := range w.tl.Nodes {
 		if n.Name == name {
 			return i
 		}
@@ -139,278 +244,137 @@ func (b *propBase) nodeIndex(name string) int {
 	return -1
 }
 
-// fencesMaster reports whether ev fences a master: a failover, a failover with no candidate, or a
-// master failed without failover (manual policy).
+func (w *watcher) name(i int) string {
+	if i < 0 {
+		return "none"
+	}
+	return w.tl.Nodes[i].Name
+}
+
+// firstUp returns the first node in cluster order whose manager is up, or -1.
+func (w *watcher) firstUp() int { return slices.Index(w.up, true) }
+
+// Event implements Observer.
+func (w *watcher) Event(ev fence.Event) {
+	if !w.started {
+		w.start()
+	}
+	i := -1
+	if ev.Node != "" {
+		i = w.node(ev.Node)
+	}
+	switch ev.Kind {
+	case fence.AlarmRaised:
+		if i >= 0 {
+			w.alarms[i]++
+			w.alarmTotal++
+		}
+		if r := &w.rules[ev.Condition]; !r.known {
+			*r = ruleSeen{known: true, threshold: ev.Threshold, action: ev.Action}
+			w.arm()
+		}
+	case fence.AlarmHealed, fence.AlarmCleared, fence.AlarmExpired:
+		if i >= 0 && w.alarms[i] > 0 {
+			w.alarms[i]--
+			w.alarmTotal--
+		}
+	case fence.PolicyChanged:
+		w.policy = ev.Policy
+		if ev.Policy != fence.Automatic {
+			w.watch = w.watch[:0]
+		}
+	case fence.ManagerDown, fence.ManagerUp:
+		if i >= 0 {
+			w.up[i] = ev.Kind == fence.ManagerUp
+		}
+		w.coordDirty = true
+		if ev.Kind == fence.ManagerDown {
+			w.unwatch(i)
+		}
+	case fence.CoordinatorChanged:
+		w.coord = w.node(ev.Other)
+		w.coordDirty = true
+		if w.coord < 0 {
+			w.watch = w.watch[:0]
+		}
+	case fence.FaultInjected:
+		w.unwatch(i)
+		if w.on[pDetectsDeath] && w.policy == fence.Automatic {
+			if f, err := fault.Parse(strings.Fields(ev.Detail)); err == nil && f.Kind != fault.Heal {
+				o := Predict(f, w.tl.Timeout)
+				w.watch = append(w.watch, deathWatch{node: i, since: ev.At, f: f, cond: o.Condition, took: o.Took})
+				w.arm()
+			}
+		}
+	}
+
+	if fencesMaster(ev) {
+		w.fail(pNoFalseFailover, ev.At, "master %s was fenced (%s, %s) on a trace with no fatal fault", ev.Node, ev.Kind, ev.Condition)
+		w.unwatch(i)
+	}
+	if ev.Kind == fence.NodeFailed {
+		w.unwatch(i)
+	}
+	switch ev.Kind {
+	case fence.Failover, fence.NoCandidate, fence.NodeFailed, fence.NodeRecovered:
+		w.rolesDirty = true
+	}
+
+	if w.policy == fence.Maintenance {
+		switch ev.Kind {
+		case fence.AlarmRaised, fence.AlarmExpired, fence.ExpiryWaiting, fence.Logged, fence.AlertNotImplemented,
+			fence.AlreadyFailed, fence.NodeFailed, fence.Failover, fence.NoCandidate:
+			w.fail(pNoFenceInMaintenance, ev.At, "in maintenance: %s", Describe(ev))
+		}
+	}
+
+	switch ev.Kind {
+	case fence.AlarmExpired:
+		want := w.firstUp()
+		switch {
+		case want < 0:
+			w.fail(pOnlyCoordinator, ev.At, "%s's %s alarm was acted on with no manager up", ev.Node, ev.Condition)
+		case ev.Other != w.tl.Nodes[want].Name:
+			w.fail(pOnlyCoordinator, ev.At, "%s's %s alarm was acted on by %q, but the coordinator is %s", ev.Node, ev.Condition, ev.Other, w.tl.Nodes[want].Name)
+		}
+	case fence.NodeFailed, fence.Failover, fence.NoCandidate, fence.AlreadyFailed:
+		if w.firstUp() < 0 {
+			w.fail(pOnlyCoordinator, ev.At, "%s with no manager up: %s", ev.Kind, Describe(ev))
+		}
+	}
+}
+
+// fencesMaster reports whether ev fences a master: a failover, a failover with no candidate,
+// or a master failed without failover (manual policy).
 func fencesMaster(ev fence.Event) bool {
 	return ev.Kind == fence.Failover || ev.Kind == fence.NoCandidate || (ev.Kind == fence.NodeFailed && ev.Role == fence.Master)
 }
 
-type noFalseFailover struct{ propBase }
-
-func (x *noFalseFailover) Event(ev fence.Event) {
-	if fencesMaster(ev) {
-		x.fail(ev.At, "master %s was fenced (%s, %s) on a trace with no fatal fault", ev.Node, ev.Kind, ev.Condition)
+// unwatch stops watching faults on node i.
+func (w *watcher) unwatch(i int) {
+	if len(w.watch) > 0 {
+		w.watch = slices.DeleteFunc(w.watch, func(d deathWatch) bool { return d.node == i })
 	}
 }
 
-type singleMaster struct {
-	propBase
-	dirty bool
-}
-
-// Event notes that the engine decided something; roles change only with an event.
-func (x *singleMaster) Event(ev fence.Event) { x.dirty = true }
-
-func (x *singleMaster) Instant(at time.Duration, e *fence.Engine) {
-	if !x.dirty || x.violated {
-		return
-	}
-	x.dirty = false
-	var masters []string
-	for i := range e.Len() {
-		if v := e.Node(i); v.Role == fence.Master && !v.Failed {
-			masters = append(masters, v.Name)
-		}
-	}
-	if len(masters) > 1 {
-		x.fail(at, "%d masters in service: %s", len(masters), strings.Join(masters, ", "))
-	}
-}
-
-type noFenceInMaintenance struct {
-	propBase
-	policy  fence.Policy
-	started bool
-	alarms  []fence.AlarmView
-}
-
-func (x *noFenceInMaintenance) Event(ev fence.Event) {
-	x.start()
-	if ev.Kind == fence.PolicyChanged {
-		x.policy = ev.Policy
-		return
-	}
-	if x.policy != fence.Maintenance {
-		return
-	}
-	switch ev.Kind {
-	case fence.AlarmRaised, fence.AlarmExpired, fence.ExpiryWaiting, fence.Logged, fence.AlertNotImplemented,
-		fence.AlreadyFailed, fence.NodeFailed, fence.Failover, fence.NoCandidate:
-		x.fail(ev.At, "in maintenance: %s", Describe(ev))
-	}
-}
-
-// start reads the timeline's policy when the replay starts: the policy statement may follow
-// the expect line that built the property.
-func (x *noFenceInMaintenance) start() {
-	if !x.started {
-		x.started, x.policy = true, x.tl.Policy
-	}
-}
-
-func (x *noFenceInMaintenance) Instant(at time.Duration, e *fence.Engine) {
-	x.start()
-	if x.policy != fence.Maintenance || x.violated {
-		return
-	}
-	for i := range e.Len() {
-		if x.alarms = e.Alarms(x.alarms[:0], i); len(x.alarms) > 0 {
-			x.fail(at, "in maintenance %s has an alarm: %s at %d of %d", e.Node(i).Name, x.alarms[0].Condition, x.alarms[0].Count, x.alarms[0].Threshold)
-			return
-		}
-	}
-}
-
-type onlyCoordinator struct {
-	propBase
-	up    []bool
-	coord int
-	dirty bool
-}
-
-func newOnlyCoordinator(b propBase) *onlyCoordinator {
-	x := &onlyCoordinator{propBase: b, up: make([]bool, len(b.tl.Nodes)), coord: -1}
-	for i := range x.up {
-		x.up[i] = true
-	}
-	if len(x.up) > 0 {
-		x.coord = 0
-	}
-	return x
-}
-
-// first returns the first node in cluster order whose manager is up, or -1.
-func (x *onlyCoordinator) first() int {
-	return slices.Index(x.up, true)
-}
-
-func (x *onlyCoordinator) Event(ev fence.Event) {
-	switch ev.Kind {
-	case fence.ManagerDown, fence.ManagerUp:
-		if i := x.nodeIndex(ev.Node); i >= 0 {
-			x.up[i] = ev.Kind == fence.ManagerUp
-		}
-		x.dirty = true
-	case fence.CoordinatorChanged:
-		x.coord = x.nodeIndex(ev.Other)
-		x.dirty = true
-	case fence.AlarmExpired:
-		want := x.first()
-		switch {
-		case want < 0:
-			x.fail(ev.At, "%s's %s alarm was acted on with no manager up", ev.Node, ev.Condition)
-		case ev.Other != x.tl.Nodes[want].Name:
-			x.fail(ev.At, "%s's %s alarm was acted on by %q, but the coordinator is %s", ev.Node, ev.Condition, ev.Other, x.tl.Nodes[want].Name)
-		}
-	case fence.NodeFailed, fence.Failover, fence.NoCandidate, fence.AlreadyFailed:
-		if x.first() < 0 {
-			x.fail(ev.At, "%s with no manager up: %s", ev.Kind, Describe(ev))
-		}
-	}
-}
-
-func (x *onlyCoordinator) Instant(at time.Duration, e *fence.Engine) {
-	if !x.dirty || x.violated {
-		return
-	}
-	x.dirty = false
-	want := x.first()
-	if got := e.Coordinator(); got != want || x.coord != want {
-		name := func(i int) string {
-			if i < 0 {
-				return "none"
-			}
-			return x.tl.Nodes[i].Name
-		}
-		x.fail(at, "the coordinator is %s (announced %s), but the first node whose manager is up is %s", name(got), name(x.coord), name(want))
-	}
-}
-
-type selfHealResets struct {
-	propBase
-	alarms []fence.AlarmView
-}
-
-// Instant checks every node whose last probe was ok: it must have no alarm. An ok probe
-// leaves no event when the node was online already, so every instant is looked at.
-func (x *selfHealResets) Instant(at time.Duration, e *fence.Engine) {
-	if x.violated {
-		return
-	}
-	for i := range e.Len() {
-		x.alarms = e.Alarms(x.alarms[:0], i)
-		if len(x.alarms) == 0 {
+// arm sets the deadline of every watched fault whose rule is now known to fence, and drops the
+// ones whose rule is known never to fence.
+func (w *watcher) arm() {
+	w.watch = slices.DeleteFunc(w.watch, func(d deathWatch) bool {
+		r := w.rules[d.cond]
+		return r.known && (r.action != statemap.Fail || r.threshold < 0)
+	})
+	for k := range w.watch {
+		d := &w.watch[k]
+		r := w.rules[d.cond]
+		if d.armed || !r.known {
 			continue
 		}
-		if v := e.Node(i); v.LastOK {
-			a := x.alarms[0]
-			x.fail(at, "%s's last probe was ok, but its %s alarm is still at %d of %d", v.Name, a.Condition, a.Count, a.Threshold)
-			return
-		}
-	}
-}
-
-// detectsDeath watches every fault set on the master in service. Once the fault's alarm shows
-// the statemap's rule for its condition (the alarm-raised event carries threshold and action),
-// a fatal rule arms a deadline; a fence of that node disarms it; reaching the deadline with
-// the fault unchanged, under automatic policy, with the node's manager and a coordinator up
-// all along, is a violation.
-type detectsDeath struct {
-	propBase
-	within  time.Duration
-	fixed   bool
-	rules   [statemap.NumConditions]*fence.Event // the first alarm-raised seen per condition
-	watch   []deathWatch
-	policy  fence.Policy
-	started bool
-}
-
-type deathWatch struct {
-	node     int
-	name     string
-	since    time.Duration
-	f        fault.Fault
-	cond     statemap.Condition
-	took     time.Duration
-	deadline time.Duration // 0 until armed
-	armed    bool
-	void     bool // not judged: the fault changed, or the gates were not open all along
-}
-
-func (x *detectsDeath) Event(ev fence.Event) {
-	if !x.started {
-		x.started, x.policy = true, x.tl.Policy
-	}
-	switch ev.Kind {
-	case fence.FaultInjected:
-		i := x.nodeIndex(ev.Node)
-		for k := range x.watch {
-			if x.watch[k].node == i {
-				x.watch[k].void = true
-			}
-		}
-		f, err := fault.Parse(strings.Fields(ev.Detail))
-		if err != nil || f.Kind == fault.Heal || x.policy != fence.Automatic {
-			return
-		}
-		o := Predict(f, x.tl.Timeout)
-		x.watch = append(x.watch, deathWatch{node: i, name: ev.Node, since: ev.At, f: f, cond: o.Condition, took: o.Took})
-		x.arm()
-	case fence.AlarmRaised:
-		if x.rules[ev.Condition] == nil {
-			e := ev
-			x.rules[ev.Condition] = &e
-			x.arm()
-		}
-	case fence.Failover, fence.NoCandidate, fence.NodeFailed:
-		for k := range x.watch {
-			if x.watch[k].name == ev.Node {
-				x.watch[k].void = true
-			}
-		}
-	case fence.PolicyChanged:
-		x.policy = ev.Policy
-		if ev.Policy != fence.Automatic {
-			x.voidAll()
-		}
-	case fence.ManagerDown:
-		for k := range x.watch {
-			if x.watch[k].name == ev.Node {
-				x.watch[k].void = true
-			}
-		}
-	case fence.CoordinatorChanged:
-		if ev.Other == "" {
-			x.voidAll()
-		}
-	}
-	x.watch = slices.DeleteFunc(x.watch, func(w deathWatch) bool { return w.void })
-}
-
-func (x *detectsDeath) voidAll() {
-	for k := range x.watch {
-		x.watch[k].void = true
-	}
-}
-
-// arm sets the deadline of every watched fault whose rule is known and fatal, and drops the
-// ones whose rule is known and never fences.
-func (x *detectsDeath) arm() {
-	for k := range x.watch {
-		w := &x.watch[k]
-		r := x.rules[w.cond]
-		if w.armed || r == nil {
-			continue
-		}
-		if r.Action != statemap.Fail || r.Threshold < 0 {
-			w.void = true
-			continue
-		}
-		w.armed = true
-		if x.fixed {
-			w.deadline = w.since + x.within
+		d.armed = true
+		if w.fixed {
+			d.deadline = d.since + w.within
 		} else {
-			w.deadline = w.since + x.promise(w.took, r.Threshold)
+			d.deadline = d.since + w.promise(d.took, r.threshold)
 		}
 	}
 }
@@ -418,32 +382,89 @@ func (x *detectsDeath) arm() {
 // promise is how long after a fault starts the statemap promises to fence it: the first bad
 // probe starts within max(interval, timeout) and takes took; its alarm expires at the
 // threshold-th tick after it is raised.
-func (x *detectsDeath) promise(took time.Duration, threshold int) time.Duration {
-	return max(x.tl.Interval, x.tl.Timeout) + took + time.Duration(threshold)*statemap.TickInterval
+func (w *watcher) promise(took time.Duration, threshold int) time.Duration {
+	return max(w.tl.Interval, w.tl.Timeout) + took + time.Duration(threshold)*statemap.TickInterval
 }
 
-func (x *detectsDeath) Instant(at time.Duration, e *fence.Engine) {
-	if len(x.watch) == 0 || x.violated {
+// Instant implements Observer. It looks at the engine only where an event, an active alarm, a
+// watched fault or maintenance says something may be judged.
+func (w *watcher) Instant(at time.Duration, e *fence.Engine) {
+	if !w.started {
+		w.start()
+	}
+	if w.rolesDirty {
+		w.rolesDirty = false
+		w.checkMasters(at, e)
+	}
+	if w.coordDirty {
+		w.coordDirty = false
+		if want, got := w.firstUp(), e.Coordinator(); got != want || w.coord != want {
+			w.fail(pOnlyCoordinator, at, "the coordinator is %s (announced %s), but the first node whose manager is up is %s", w.name(got), w.name(w.coord), w.name(want))
+		}
+	}
+	if w.alarmTotal > 0 {
+		w.checkAlarms(at, e)
+	}
+	if len(w.watch) > 0 {
+		w.checkDeaths(at, e)
+	}
+}
+
+func (w *watcher) checkMasters(at time.Duration, e *fence.Engine) {
+	if !w.on[pSingleMaster] {
 		return
 	}
-	for k := range x.watch {
-		w := &x.watch[k]
-		if w.void {
-			continue
-		}
-		if v := e.Node(w.node); v.Role != fence.Master || v.Failed || !v.ManagerUp || e.Coordinator() < 0 {
-			// not the master in service, or not watched by its manager, or no coordinator to
-			// fence it: not judged
-			w.void = true
-			continue
-		}
-		if w.armed && at >= w.deadline {
-			x.fail(at, "master %s has had fault %s (%s) since %s and was not fenced by %s, %s after it", w.name, w.f, w.cond, Clock(x.tl.Start, w.since), Clock(x.tl.Start, w.deadline), w.deadline-w.since)
-			return
+	var masters []string
+	for i := range e.Len() {
+		if v := e.Node(i); v.Role == fence.Master && !v.Failed {
+			masters = append(masters, v.Name)
 		}
 	}
-	x.watch = slices.DeleteFunc(x.watch, func(w deathWatch) bool { return w.void })
+	if len(masters) > 1 {
+		w.fail(pSingleMaster, at, "%d masters in service: %s", len(masters), strings.Join(masters, ", "))
+	}
 }
 
-// Checkpoints implements Expect: none needed, every probe and tick is an instant.
-func (x *detectsDeath) Checkpoints() []time.Duration { return nil }
+// checkAlarms looks at the nodes that have alarms: none in maintenance, none after an ok probe.
+func (w *watcher) checkAlarms(at time.Duration, e *fence.Engine) {
+	for i, n := range w.alarms {
+		if n == 0 {
+			continue
+		}
+		v := e.Node(i)
+		if !v.LastOK && w.policy != fence.Maintenance {
+			continue
+		}
+		w.buf = e.Alarms(w.buf[:0], i)
+		if len(w.buf) == 0 {
+			w.alarmTotal -= w.alarms[i] // the engine deleted them without saying so
+			w.alarms[i] = 0
+			continue
+		}
+		a := w.buf[0]
+		if v.LastOK {
+			w.fail(pSelfHeal, at, "%s's last probe was ok, but its %s alarm is still at %d of %d", v.Name, a.Condition, a.Count, a.Threshold)
+		}
+		if w.policy == fence.Maintenance {
+			w.fail(pNoFenceInMaintenance, at, "in maintenance %s has an alarm: %s at %d of %d", v.Name, a.Condition, a.Count, a.Threshold)
+		}
+	}
+}
+
+// checkDeaths judges the watched faults: one on a node that is not the master in service, or
+// with no coordinator, is dropped; one past its deadline is a violation.
+func (w *watcher) checkDeaths(at time.Duration, e *fence.Engine) {
+	coordUp := e.Coordinator() >= 0
+	w.watch = slices.DeleteFunc(w.watch, func(d deathWatch) bool {
+		v := e.Node(d.node)
+		if v.Role != fence.Master || v.Failed || !v.ManagerUp || !coordUp {
+			return true
+		}
+		if d.armed && at >= d.deadline {
+			w.fail(pDetectsDeath, at, "master %s has had fault %s (%s) since %s and was not fenced by %s, %s after it",
+				v.Name, d.f, d.cond, Clock(w.tl.Start, d.since), Clock(w.tl.Start, d.deadline), d.deadline-d.since)
+			return true
+		}
+		return false
+	})
+}

@@ -1,0 +1,61 @@
+package check
+
+import (
+	"context"
+	"testing"
+
+	"github.com/failsim/failsim/sim"
+	"github.com/failsim/failsim/statemap"
+)
+
+// BenchmarkCheck measures failsim check's throughput on one-hour, five-node traces of each
+// family, with every property that applies, on all cores: see the traces/s metric.
+//
+//	go test ./check/ -run '^$' -bench Check -benchtime 20000x
+func BenchmarkCheck(b *testing.B) {
+	m := statemap.Default()
+	for _, f := range []Family{Benign, Fatal, Mixed} {
+		b.Run(f.String(), func(b *testing.B) {
+			res, err := Run(context.Background(), Config{Map: m, Family: f, Shape: DefaultShape, Traces: b.N, Seed: 1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if !res.Held() {
+				b.Fatalf("%s: %s", res.Violations[0].Property, res.Violations[0].Why)
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "traces/s")
+		})
+	}
+}
+
+// BenchmarkGenerate measures trace generation alone.
+func BenchmarkGenerate(b *testing.B) {
+	g, err := NewGenerator(Mixed, DefaultShape, statemap.Default(), 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	i := 0
+	for b.Loop() {
+		g.Trace(TraceRand(1, i))
+		i++
+	}
+}
+
+// BenchmarkReplayOnly measures the replay of generated mixed traces with no property watching:
+// the floor under BenchmarkCheck.
+func BenchmarkReplayOnly(b *testing.B) {
+	m := statemap.Default()
+	for _, f := range []Family{Benign, Fatal, Mixed} {
+		b.Run(f.String(), func(b *testing.B) {
+			g, err := NewGenerator(f, DefaultShape, m, 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			i := 0
+			for b.Loop() {
+				sim.Replay(g.Trace(TraceRand(1, i)), m)
+				i++
+			}
+		})
+	}
+}
