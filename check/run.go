@@ -61,21 +61,7 @@ const chunk = 64
 // configuration alone, not on Workers or scheduling. It stops early once every property has
 // been violated, and returns ctx's error if ctx is done first.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
-	if cfg.Traces < 1 {
-		return nil, ErrNoTraces
-	}
-	specs := cfg.Properties
-	if len(specs) == 0 {
-		specs = cfg.Family.Defaults()
-	}
-	if _, err := newReplayer(nil, nil, specs).set(&sim.Timeline{}); err != nil {
-		return nil, err
-	}
-	within, err := fixedWithin(specs)
-	if err != nil {
-		return nil, err
-	}
-	g, err := NewGenerator(cfg.Family, cfg.Shape, cfg.Map, within)
+	specs, g, err := cfg.prepare()
 	if err != nil {
 		return nil, err
 	}
@@ -160,6 +146,36 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 
 // fixedWithin returns the duration detects-death-within is checked with, 0 for the statemap's
 // promise.
+// Validate reports what is wrong with cfg before a run: no traces, properties that do not
+// build, or a family the statemap cannot generate.
+func (cfg Config) Validate() error {
+	_, _, err := cfg.prepare()
+	return err
+}
+
+// prepare returns the properties to check and the trace generator.
+func (cfg Config) prepare() ([]Spec, *Generator, error) {
+	if cfg.Traces < 1 {
+		return nil, nil, ErrNoTraces
+	}
+	specs := cfg.Properties
+	if len(specs) == 0 {
+		specs = cfg.Family.Defaults()
+	}
+	if _, err := newReplayer(nil, nil, specs).set(&sim.Timeline{}); err != nil {
+		return nil, nil, err
+	}
+	within, err := fixedWithin(specs)
+	if err != nil {
+		return nil, nil, err
+	}
+	g, err := NewGenerator(cfg.Family, cfg.Shape, cfg.Map, within)
+	if err != nil {
+		return nil, nil, err
+	}
+	return specs, g, nil
+}
+
 func fixedWithin(specs []Spec) (d time.Duration, err error) {
 	for _, s := range specs {
 		if s.Name != sim.DetectsDeathWithin || s.Arg == "" {

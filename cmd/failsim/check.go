@@ -27,6 +27,11 @@ func (s *specsFlag) Set(v string) error {
 	if err != nil {
 		return err
 	}
+	for _, o := range *s {
+		if o.Name == sp.Name {
+			return fmt.Errorf("%s is named twice", sp.Name)
+		}
+	}
 	*s = append(*s, sp)
 	return nil
 }
@@ -91,8 +96,7 @@ func (m *Main) runCheck(ctx context.Context, args []string) error {
 	if *smFlag != "" {
 		smName = *smFlag
 	}
-	fmt.Fprintf(m.Stdout, "failsim check: statemap %s, seed %d, %d traces per family, %d nodes, %s each\n", smName, *seed, *traces, shape.Nodes, shape.Length)
-	violated, checked := 0, 0
+	var runs []check.Config
 	for _, f := range families {
 		var props []check.Spec
 		for _, s := range specs {
@@ -104,6 +108,15 @@ func (m *Main) runCheck(ctx context.Context, args []string) error {
 			continue
 		}
 		cfg := check.Config{Map: sm, MapPath: *smFlag, Family: f, Properties: props, Shape: shape, Traces: *traces, Seed: *seed, Workers: *workers}
+		if err := cfg.Validate(); err != nil {
+			return usageErr(err, "")
+		}
+		runs = append(runs, cfg)
+	}
+	fmt.Fprintf(m.Stdout, "failsim check: statemap %s, seed %d, %d traces per family, %d nodes, %s each\n", smName, *seed, *traces, shape.Nodes, shape.Length)
+	violated, checked := 0, 0
+	for _, cfg := range runs {
+		f := cfg.Family
 		bar := m.progressBar(f.String(), *traces)
 		cfg.Progress = bar.update
 		log.Debug().Str("family", f.String()).Int("traces", *traces).Msg("checking")
