@@ -5,6 +5,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -53,6 +54,7 @@ func (c *conn) setMode(m Mode) {
 	c.cmdsLeft = m.AtCommand - 1
 	c.broadcastLocked()
 	c.mu.Unlock()
+	c.kick()
 }
 
 // broadcastLocked wakes every pump waiting on the connection's state.
@@ -146,6 +148,7 @@ func (c *conn) abort() {
 // end finishes a pump: while draining it reads src to its end and throws the bytes away.
 func (c *conn) end(src *net.TCPConn) {
 	if c.draining.Load() {
+		src.SetReadDeadline(time.Now().Add(drainFor))
 		io.Copy(io.Discard, src)
 	}
 }
@@ -329,10 +332,20 @@ func (c *conn) fire(gen uint64) {
 // pumpDown forwards server bytes to the client.
 func (c *conn) pumpDown(up *net.TCPConn) {
 	bp := bufPool.Get().(*[]byte)
-	defer bufPool.Put(bp)
+	defer func() {
+		if bp != nil {
+			bufPool.Put(bp)
+		}
+	}()
 	buf := *bp
 	var fr serverFramer
 	for {
+		if fr.done() {
+			bufPool.Put(bp)
+			bp = nil
+			c.spliceDown(up)
+			return
+		}
 		nr, rerr := up.Read(buf)
 		if nr > 0 {
 			p := buf[:nr]
@@ -349,9 +362,85 @@ func (c *conn) pumpDown(up *net.TCPConn) {
 			}
 		}
 		if rerr != nil {
+			if errors.Is(rerr, os.ErrDeadlineExceeded) && !c.isDone() {
+				up.SetReadDeadline(time.Time{}) // a kick from setMode: look at the gate again
+				continue
+			}
 			c.stop(rerr, up, c.client)
 			return
 		}
+	}
+}
+
+// spliceChunk is the most the zero-copy path moves between two looks at the connection's state.
+const spliceChunk = 1 << 20
+
+// spliceDown forwards server bytes to the client once the login is done. The kernel moves
+// them (splice on Linux, through TCPConn.ReadFrom) without copying them into the proxy; a mode
+// change interrupts a waiting splice with a read deadline (kick), so freeze still acts at once.
+func (c *conn) spliceDown(up *net.TCPConn) {
+	for {
+		if !c.gate() {
+			c.end(up)
+			return
+		}
+		limit, gen, armed := c.byteBudget()
+		lr := io.LimitedReader{R: up, N: limit}
+		w, err := c.client.ReadFrom(&lr)
+		if w > 0 {
+			c.n.stats.bytesDown.Add(uint64(w))
+			if armed {
+				c.spent(gen, w)
+			}
+		}
+		switch {
+		case err != nil && errors.Is(err, os.ErrDeadlineExceeded) && !c.isDone():
+			up.SetReadDeadline(time.Time{})
+		case err != nil:
+			if c.isDone() {
+				c.end(up)
+			} else {
+				c.reset()
+			}
+			return
+		case lr.N > 0: // the server closed
+			c.stop(io.EOF, up, c.client)
+			return
+		}
+	}
+}
+
+// byteBudget returns how many server bytes may pass before looking again: the rest of an
+// armed AfterBytes budget, or spliceChunk.
+func (c *conn) byteBudget() (int64, uint64, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.active || c.mode.AfterBytes == 0 {
+		return spliceChunk, 0, false
+	}
+	return min(c.bytesLeft, spliceChunk), c.gen, true
+}
+
+// spent takes w bytes from the AfterBytes budget armed at generation gen, firing the fault
+// when it runs out.
+func (c *conn) spent(gen uint64, w int64) {
+	c.mu.Lock()
+	if c.gen != gen || c.active {
+		c.mu.Unlock()
+		return
+	}
+	c.bytesLeft -= w
+	fire := c.bytesLeft <= 0
+	c.mu.Unlock()
+	if fire {
+		c.fire(gen)
+	}
+}
+
+// kick interrupts a splice waiting for server bytes so the pump looks at the new state.
+func (c *conn) kick() {
+	if up := c.upstream(); up != nil {
+		up.SetReadDeadline(time.Unix(1, 0))
 	}
 }
 
