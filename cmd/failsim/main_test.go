@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"testing"
@@ -28,6 +30,15 @@ func TestScripts(t *testing.T) {
 				return err
 			}
 			env.Setenv("REPO", filepath.Clean(filepath.Join(wd, "..", "..")))
+			// Free loopback ports for scripts that start servers: $PORT1 .. $PORT4.
+			for i := 1; i <= 4; i++ {
+				ln, err := net.Listen("tcp", "127.0.0.1:0")
+				if err != nil {
+					return err
+				}
+				env.Setenv(fmt.Sprintf("PORT%d", i), fmt.Sprint(ln.Addr().(*net.TCPAddr).Port))
+				ln.Close()
+			}
 			return nil
 		},
 	})
