@@ -184,11 +184,11 @@ func (b *builder) episode(node int, t, limit time.Duration) time.Duration {
 	var end time.Duration
 	switch k := b.rng.IntN(8); k {
 	case 0: // slow below the budget
-		d := b.between(s.Timeout/10, s.Timeout-time.Second)
-		if d <= 0 {
-			d = s.Timeout / 2
+		if s.Timeout < 2*time.Second {
+			b.set(t, node, fault.Fault{Kind: fault.Stall})
+		} else {
+			b.set(t, node, fault.Fault{Kind: fault.Slow, Delay: b.between(time.Second, s.Timeout-time.Second)})
 		}
-		b.set(t, node, fault.Fault{Kind: fault.Slow, Delay: d})
 		end = span(30*time.Second, 20*time.Minute)
 	case 1: // a query stall: connect and login work, queries hang
 		b.set(t, node, fault.Fault{Kind: fault.Stall})
@@ -199,7 +199,7 @@ func (b *builder) episode(node int, t, limit time.Duration) time.Duration {
 	case 3: // a lock-contention burst: replies held around the budget
 		at := t
 		for n := 1 + b.rng.IntN(4); n > 0 && at < limit; n-- {
-			b.set(at, node, fault.Fault{Kind: fault.Slow, Delay: b.between(s.Timeout/2, 2*s.Timeout)})
+			b.set(at, node, fault.Fault{Kind: fault.Slow, Delay: b.between(max(s.Timeout/2, time.Second), 2*s.Timeout)})
 			at += b.between(5*time.Second, 40*time.Second)
 		}
 		end = at

@@ -1,0 +1,252 @@
+package check
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/failsim/failsim/fault"
+	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/sim"
+	"github.com/failsim/failsim/statemap"
+)
+
+// drawMap draws a statemap: the defaults with some conditions remapped to any state, a
+// threshold from -1 to 4 and any action.
+func drawMap(t *rapid.T) *statemap.Map {
+	rules := statemap.Rules{}
+	conds := statemap.Conditions()[2:] // never undefined or ok
+	for range rapid.IntRange(0, 6).Draw(t, "remapped") {
+		c := rapid.SampledFrom(conds).Draw(t, "condition")
+		rules[c] = statemap.Rule{
+			State:     statemap.State(rapid.IntRange(0, 4).Draw(t, "state")),
+			Threshold: rapid.IntRange(-1, 4).Draw(t, "threshold"),
+			Action:    statemap.Action(rapid.IntRange(0, 2).Draw(t, "action")),
+			Source:    "drawn",
+		}
+	}
+	return statemap.New(rules, mustRules(statemap.Default()))
+}
+
+// mustRules is the default map as a layer.
+func mustRules(m *statemap.Map) statemap.Rules {
+	r := statemap.Rules{}
+	for _, c := range statemap.Conditions() {
+		r[c] = m.Rule(c)
+	}
+	return r
+}
+
+func drawNodes(t *rapid.T) []fence.NodeConfig {
+	n := rapid.IntRange(1, 5).Draw(t, "nodes")
+	master := rapid.IntRange(0, n-1).Draw(t, "master")
+	var nodes []fence.NodeConfig
+	for i := range n {
+		role := fence.Replica
+		if i == master {
+			role = fence.Master
+		}
+		nodes = append(nodes, fence.NodeConfig{Name: "db" + strconv.Itoa(i+1), Role: role})
+	}
+	return nodes
+}
+
+// checkInvariants checks what must hold of the engine after every step.
+func checkInvariants(t *rapid.T, e *fence.Engine) {
+	masters, firstUp := 0, -1
+	var buf []fence.AlarmView
+	for i := range e.Len() {
+		v := e.Node(i)
+		if v.Role == fence.Master && !v.Failed {
+			masters++
+		}
+		if v.ManagerUp && firstUp < 0 {
+			firstUp = i
+		}
+		if v.Shunned && !v.Failed {
+			t.Fatalf("%s is shunned but in service", v.Name)
+		}
+		buf = e.Alarms(buf[:0], i)
+		if v.LastOK && len(buf) > 0 {
+			t.Fatalf("self-heal: %s's last probe was ok but it has %d alarms", v.Name, len(buf))
+		}
+		if e.Policy() == fence.Maintenance && len(buf) > 0 {
+			t.Fatalf("maintenance: %s has %d alarms", v.Name, len(buf))
+		}
+		seen := map[statemap.Condition]bool{}
+		for _, a := range buf {
+			if seen[a.Condition] {
+				t.Fatalf("%s has two %s alarms", v.Name, a.Condition)
+			}
+			seen[a.Condition] = true
+			if a.Threshold >= 0 && a.Count >= a.Threshold && e.Coordinator() >= 0 {
+				t.Fatalf("%s's %s alarm is due (%d of %d) with coordinator %d, yet still active", v.Name, a.Condition, a.Count, a.Threshold, e.Coordinator())
+			}
+		}
+	}
+	if masters > 1 {
+		t.Fatalf("%d masters in service", masters)
+	}
+	if e.Coordinator() != firstUp {
+		t.Fatalf("coordinator %d, but the first node whose manager is up is %d", e.Coordinator(), firstUp)
+	}
+	if m := e.Master(); (m >= 0) != (masters == 1) {
+		t.Fatalf("Master() = %d with %d masters in service", m, masters)
+	}
+}
+
+// TestEngineStateMachine drives fence.Engine and the reference model with the same random
+// calls, checks the invariants after every step and that both decided the same events.
+func TestEngineStateMachine(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		nodes := drawNodes(t)
+		m := drawMap(t)
+		policy := fence.Policy(rapid.IntRange(0, 2).Draw(t, "policy"))
+		cfg := fence.Config{Nodes: nodes, Map: m, Policy: policy}
+		e, ref := fence.New(cfg), newRefEngine(cfg)
+		var now time.Duration
+		node := rapid.IntRange(0, len(nodes)-1)
+		conds := statemap.Conditions()
+		t.Repeat(map[string]func(*rapid.T){
+			"wait": func(t *rapid.T) {
+				now += time.Duration(rapid.IntRange(0, 15).Draw(t, "seconds")) * time.Second
+			},
+			"probe ok": func(t *rapid.T) {
+				i := node.Draw(t, "node")
+				e.Probe(now, i, statemap.OK)
+				ref.probe(now, i, statemap.OK)
+			},
+			"probe bad": func(t *rapid.T) {
+				i, c := node.Draw(t, "node"), rapid.SampledFrom(conds[2:]).Draw(t, "condition")
+				e.Probe(now, i, c)
+				ref.probe(now, i, c)
+			},
+			"tick": func(t *rapid.T) {
+				e.Tick(now)
+				ref.tick(now)
+			},
+			"policy": func(t *rapid.T) {
+				p := fence.Policy(rapid.IntRange(0, 2).Draw(t, "policy"))
+				e.SetPolicy(now, p)
+				ref.setPolicy(now, p)
+			},
+			"manager": func(t *rapid.T) {
+				i, up := node.Draw(t, "node"), rapid.Bool().Draw(t, "up")
+				e.SetManager(now, i, up)
+				ref.setManager(now, i, up)
+			},
+			"recover": func(t *rapid.T) {
+				i := node.Draw(t, "node")
+				e.Recover(now, i)
+				ref.recover(now, i)
+			},
+			"": func(t *rapid.T) {
+				got, want := slices.Clone(e.Ready()), ref.take()
+				if !slices.Equal(got, want) {
+					t.Fatalf("the engine and the reference model differ:\nengine:    %s\nreference: %s", describe(got), describe(want))
+				}
+				checkInvariants(t, e)
+			},
+		})
+	})
+}
+
+func describe(evs []fence.Event) string {
+	s := ""
+	for _, ev := range evs {
+		s += fmt.Sprintf("\n  %v %s", ev.At, sim.Describe(ev))
+	}
+	return s
+}
+
+// eventRecorder is an observer that keeps every event.
+type eventRecorder struct{ evs []fence.Event }
+
+func (r *eventRecorder) Event(ev fence.Event)                 { r.evs = append(r.evs, ev) }
+func (r *eventRecorder) Instant(time.Duration, *fence.Engine) {}
+
+// diffReplay replays tl with sim.Replay and with the reference model, one second at a time,
+// and fails on the first event where they differ.
+func diffReplay(t interface{ Fatalf(string, ...any) }, tl *sim.Timeline, m *statemap.Map) {
+	var rec eventRecorder
+	sim.Replay(tl, m, &rec)
+	want := refReplay(tl, m)
+	if i, ok := firstDiff(rec.evs, want); !ok {
+		lo := max(0, i-5)
+		t.Fatalf("sim.Replay and the reference differ at event %d:\nreplay:    %s\nreference: %s\ntimeline:\n%s",
+			i, describe(rec.evs[lo:min(i+3, len(rec.evs))]), describe(want[lo:min(i+3, len(want))]), Timeline(tl, nil, ""))
+	}
+}
+
+func firstDiff(a, b []fence.Event) (int, bool) {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i, false
+		}
+	}
+	return min(len(a), len(b)), len(a) == len(b)
+}
+
+// TestReplayMatchesReference: on every family's generated traces, under the shipped and the
+// example statemaps, the engine driven by sim.Replay decides exactly the events the reference
+// model decides stepping one second at a time.
+func TestReplayMatchesReference(t *testing.T) {
+	n := 150
+	if testing.Short() {
+		n = 20
+	}
+	for _, path := range []string{"", "../conf/examples/aggressive.properties", "../conf/examples/tolerant.properties"} {
+		m := loadMap(t, path)
+		for _, f := range []Family{Benign, Fatal, Mixed} {
+			g, err := NewGenerator(f, DefaultShape, m, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range n {
+				diffReplay(t, g.Trace(TraceRand(21, i)), m)
+			}
+		}
+	}
+}
+
+// TestReplayMatchesReferenceRapid: the same differential test on timelines rapid draws
+// freely (any fault on any node at any second, manager and policy changes, recovers, short
+// checker settings) under a drawn statemap, shrunk by rapid on failure.
+func TestReplayMatchesReferenceRapid(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		tl := &sim.Timeline{
+			File:     "drawn",
+			Nodes:    drawNodes(t),
+			Interval: time.Duration(rapid.IntRange(1, 6).Draw(t, "interval")) * time.Second,
+			Timeout:  time.Duration(rapid.IntRange(1, 8).Draw(t, "timeout")) * time.Second,
+			Policy:   fence.Policy(rapid.IntRange(0, 2).Draw(t, "policy")),
+			Start:    time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC),
+		}
+		m := drawMap(t)
+		faults := append(slices.Clone(candidates), fault.Fault{}, fault.Fault{Kind: fault.Slow, Delay: 2 * time.Second}, fault.Fault{Kind: fault.Slow, Delay: 9 * time.Second})
+		var at time.Duration
+		for range rapid.IntRange(0, 25).Draw(t, "events") {
+			at += time.Duration(rapid.IntRange(0, 60).Draw(t, "gap")) * time.Second
+			ev := sim.Event{At: at, Node: rapid.IntRange(0, len(tl.Nodes)-1).Draw(t, "node")}
+			switch rapid.IntRange(0, 9).Draw(t, "kind") {
+			case 0:
+				ev.Kind = sim.ManagerDown
+			case 1:
+				ev.Kind = sim.ManagerUp
+			case 2:
+				ev.Kind, ev.Node, ev.Policy = sim.SetPolicy, -1, fence.Policy(rapid.IntRange(0, 2).Draw(t, "policy"))
+			case 3:
+				ev.Kind = sim.Recover
+			default:
+				ev.Kind, ev.Fault = sim.SetFault, rapid.SampledFrom(faults).Draw(t, "fault")
+			}
+			tl.Events = append(tl.Events, ev)
+		}
+		tl.End = at + time.Duration(rapid.IntRange(0, 300).Draw(t, "tail"))*time.Second
+		diffReplay(t, tl, m)
+	})
+}

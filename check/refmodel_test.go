@@ -1,0 +1,305 @@
+package check
+
+import (
+	"time"
+
+	"github.com/failsim/failsim/fault"
+	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/sim"
+	"github.com/failsim/failsim/statemap"
+)
+
+// refEngine is a small, deliberately plain model of the decision rules in docs/engine.md,
+// written apart from package fence to test it differentially: the coordinator is recomputed
+// from the managers every time it is needed, nothing is cached, every alarm is counted one tick
+// at a time. It must emit exactly the events fence.Engine emits.
+type refEngine struct {
+	m      *statemap.Map
+	policy fence.Policy
+	now    time.Duration
+	nodes  []refNode
+	out    []fence.Event
+}
+
+type refNode struct {
+	name               string
+	role               fence.Role
+	failed, shunned    bool
+	up, probed, lastOK bool
+	state              statemap.State
+	alarms             []refAlarm // in the order raised
+}
+
+type refAlarm struct {
+	cond      statemap.Condition
+	count     int
+	threshold int
+	action    statemap.Action
+	waiting   bool
+}
+
+func newRefEngine(cfg fence.Config) *refEngine {
+	r := &refEngine{m: cfg.Map, policy: cfg.Policy}
+	for _, n := range cfg.Nodes {
+		r.nodes = append(r.nodes, refNode{name: n.Name, role: n.Role, up: true})
+	}
+	return r
+}
+
+func (r *refEngine) emit(ev fence.Event) {
+	ev.At = r.now
+	r.out = append(r.out, ev)
+}
+
+// take returns and forgets the events emitted so far.
+func (r *refEngine) take() []fence.Event {
+	out := r.out
+	r.out = nil
+	return out
+}
+
+// coordinator is the first node in cluster order whose manager is up, -1 for none.
+func (r *refEngine) coordinator() int {
+	for i, n := range r.nodes {
+		if n.up {
+			return i
+		}
+	}
+	return -1
+}
+
+func (r *refEngine) probe(at time.Duration, i int, c statemap.Condition) {
+	r.now = at
+	n := &r.nodes[i]
+	if !n.up {
+		return // no manager, no probe
+	}
+	ok := c == statemap.OK
+	rule := r.m.Rule(c)
+	to := rule.State
+	if ok {
+		to = statemap.Online
+	}
+	if !n.probed || n.state != to {
+		r.emit(fence.Event{Kind: fence.StateChanged, Node: n.name, Condition: c, From: n.state, To: to})
+		n.state = to
+	}
+	n.probed, n.lastOK = true, ok
+	if ok {
+		// Self-heal: every alarm of the node goes.
+		for _, a := range n.alarms {
+			r.emit(fence.Event{Kind: fence.AlarmHealed, Node: n.name, Condition: a.cond, Count: a.count, Threshold: a.threshold})
+		}
+		n.alarms = nil
+		if n.failed && !n.shunned && r.policy == fence.Automatic {
+			n.failed = false
+			r.emit(fence.Event{Kind: fence.NodeRecovered, Node: n.name, Role: n.role, Detail: "ok probe"})
+		}
+		return
+	}
+	if r.policy == fence.Maintenance || n.failed {
+		return
+	}
+	for _, a := range n.alarms {
+		if a.cond == c {
+			return // one alarm per condition
+		}
+	}
+	n.alarms = append(n.alarms, refAlarm{cond: c, threshold: rule.Threshold, action: rule.Action})
+	r.emit(fence.Event{Kind: fence.AlarmRaised, Node: n.name, Condition: c, Threshold: rule.Threshold, Action: rule.Action})
+	r.expire(i)
+}
+
+func (r *refEngine) tick(at time.Duration) {
+	r.now = at
+	if r.policy == fence.Maintenance {
+		return
+	}
+	for i := range r.nodes {
+		for j := range r.nodes[i].alarms {
+			r.nodes[i].alarms[j].count++
+		}
+		r.expire(i)
+	}
+}
+
+// expire acts on node i's alarms that reached their threshold, oldest first.
+func (r *refEngine) expire(i int) {
+	n := &r.nodes[i]
+	var keep []refAlarm
+	due := func(a refAlarm) bool { return a.threshold >= 0 && a.count >= a.threshold }
+	for len(n.alarms) > 0 {
+		a := n.alarms[0]
+		n.alarms = n.alarms[1:]
+		if !due(a) {
+			keep = append(keep, a)
+			continue
+		}
+		c := r.coordinator()
+		if c < 0 {
+			if !a.waiting {
+				a.waiting = true
+				r.emit(fence.Event{Kind: fence.ExpiryWaiting, Node: n.name, Condition: a.cond, Count: a.count, Threshold: a.threshold, Action: a.action})
+			}
+			keep = append(keep, a)
+			continue
+		}
+		r.emit(fence.Event{Kind: fence.AlarmExpired, Node: n.name, Condition: a.cond, Count: a.count, Threshold: a.threshold, Action: a.action, Other: r.nodes[c].name})
+		r.act(i, a.cond, a.action)
+	}
+	n.alarms = keep
+}
+
+func (r *refEngine) act(i int, c statemap.Condition, action statemap.Action) {
+	n := &r.nodes[i]
+	switch {
+	case action == statemap.None:
+		r.emit(fence.Event{Kind: fence.Logged, Node: n.name, Condition: c})
+	case action == statemap.Alert:
+		r.emit(fence.Event{Kind: fence.AlertNotImplemented, Node: n.name, Condition: c, Detail: "ALERT NOT IMPLEMENTED"})
+	case n.failed:
+		r.emit(fence.Event{Kind: fence.AlreadyFailed, Node: n.name, Condition: c})
+	case n.role == fence.Replica:
+		n.failed = true
+		r.emit(fence.Event{Kind: fence.NodeFailed, Node: n.name, Condition: c, Role: fence.Replica})
+	case r.policy == fence.Manual:
+		n.failed = true
+		r.emit(fence.Event{Kind: fence.NodeFailed, Node: n.name, Condition: c, Role: fence.Master, Detail: "manual policy: no failover"})
+	default:
+		n.failed, n.shunned, n.role = true, true, fence.Replica
+		for j := range r.nodes {
+			if x := &r.nodes[j]; x.role == fence.Replica && !x.failed && x.lastOK {
+				x.role = fence.Master
+				r.emit(fence.Event{Kind: fence.Failover, Node: n.name, Condition: c, Other: x.name})
+				return
+			}
+		}
+		r.emit(fence.Event{Kind: fence.NoCandidate, Node: n.name, Condition: c, Detail: "no replica is in service with an ok last probe"})
+	}
+}
+
+func (r *refEngine) setPolicy(at time.Duration, p fence.Policy) {
+	r.now = at
+	if p == r.policy {
+		return
+	}
+	r.policy = p
+	r.emit(fence.Event{Kind: fence.PolicyChanged, Policy: p})
+	if p == fence.Maintenance {
+		for i := range r.nodes {
+			n := &r.nodes[i]
+			for _, a := range n.alarms {
+				r.emit(fence.Event{Kind: fence.AlarmCleared, Node: n.name, Condition: a.cond, Count: a.count, Threshold: a.threshold})
+			}
+			n.alarms = nil
+		}
+	}
+}
+
+func (r *refEngine) setManager(at time.Duration, i int, up bool) {
+	r.now = at
+	if r.nodes[i].up == up {
+		return
+	}
+	before := r.coordinator()
+	r.nodes[i].up = up
+	if up {
+		r.emit(fence.Event{Kind: fence.ManagerUp, Node: r.nodes[i].name})
+	} else {
+		r.emit(fence.Event{Kind: fence.ManagerDown, Node: r.nodes[i].name})
+	}
+	after := r.coordinator()
+	if after == before {
+		return
+	}
+	name := ""
+	if after >= 0 {
+		name = r.nodes[after].name
+	}
+	r.emit(fence.Event{Kind: fence.CoordinatorChanged, Other: name})
+	if before < 0 && r.policy != fence.Maintenance {
+		for j := range r.nodes {
+			r.expire(j)
+		}
+	}
+}
+
+func (r *refEngine) recover(at time.Duration, i int) {
+	r.now = at
+	n := &r.nodes[i]
+	if !n.failed {
+		r.emit(fence.Event{Kind: fence.RecoverIgnored, Node: n.name, Detail: "not failed"})
+		return
+	}
+	n.failed, n.shunned = false, false
+	for j := range r.nodes {
+		if j != i && n.role == fence.Master && r.nodes[j].role == fence.Master {
+			n.role = fence.Replica
+		}
+	}
+	r.emit(fence.Event{Kind: fence.NodeRecovered, Node: n.name, Role: n.role, Detail: "operator"})
+}
+
+// refReplay replays tl against the reference engine one second at a time, with no shortcut:
+// every second it applies the timeline's events, finishes the probes due, starts the probes
+// due, and ticks on every tenth second. Every time in tl must be a whole second.
+func refReplay(tl *sim.Timeline, m *statemap.Map) []fence.Event {
+	r := newRefEngine(fence.Config{Nodes: tl.Nodes, Map: m, Policy: tl.Policy})
+	type probe struct {
+		fault    fault.Fault
+		down     bool
+		busy     bool
+		finishAt time.Duration
+		cond     statemap.Condition
+		next     time.Duration
+	}
+	ps := make([]probe, len(tl.Nodes))
+	var log []fence.Event
+	ev := 0
+	for t := time.Duration(0); t <= tl.End; t += time.Second {
+		for ; ev < len(tl.Events) && tl.Events[ev].At == t; ev++ {
+			e := tl.Events[ev]
+			switch e.Kind {
+			case sim.SetFault:
+				ps[e.Node].fault = e.Fault
+				r.out = append(r.out, fence.Event{At: t, Kind: fence.FaultInjected, Node: tl.Nodes[e.Node].Name, Detail: e.Fault.String()})
+			case sim.ManagerDown:
+				ps[e.Node].down, ps[e.Node].busy = true, false
+				r.setManager(t, e.Node, false)
+			case sim.ManagerUp:
+				if ps[e.Node].down {
+					ps[e.Node].down, ps[e.Node].next = false, t
+				}
+				r.setManager(t, e.Node, true)
+			case sim.SetPolicy:
+				r.setPolicy(t, e.Policy)
+			case sim.Recover:
+				r.recover(t, e.Node)
+			}
+		}
+		for i := range ps {
+			if p := &ps[i]; p.busy && p.finishAt == t {
+				p.busy = false
+				r.probe(t, i, p.cond)
+			}
+		}
+		for i := range ps {
+			p := &ps[i]
+			if p.down || p.busy || p.next > t {
+				continue
+			}
+			o := sim.Predict(p.fault, tl.Timeout)
+			p.next = max(t+tl.Interval, t+o.Took)
+			if o.Took == 0 {
+				r.probe(t, i, o.Condition)
+				continue
+			}
+			p.busy, p.finishAt, p.cond = true, t+o.Took, o.Condition
+		}
+		if t > 0 && t%statemap.TickInterval == 0 {
+			r.tick(t)
+		}
+		log = append(log, r.take()...)
+	}
+	return log
+}
