@@ -213,40 +213,45 @@ func TestReplayMatchesReference(t *testing.T) {
 	}
 }
 
-// TestReplayMatchesReferenceRapid: the same differential test on timelines rapid draws
-// freely (any fault on any node at any second, manager and policy changes, recovers, short
-// checker settings) under a drawn statemap, shrunk by rapid on failure.
+// drawTimeline draws a timeline freely: any fault on any node at any second, manager and
+// policy changes, recovers, short checker settings. Every time is a whole second.
+func drawTimeline(t *rapid.T) *sim.Timeline {
+	tl := &sim.Timeline{
+		File:     "drawn",
+		Nodes:    drawNodes(t),
+		Interval: time.Duration(rapid.IntRange(1, 6).Draw(t, "interval")) * time.Second,
+		Timeout:  time.Duration(rapid.IntRange(1, 8).Draw(t, "timeout")) * time.Second,
+		Policy:   fence.Policy(rapid.IntRange(0, 2).Draw(t, "policy")),
+		Start:    time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC),
+	}
+	faults := append(slices.Clone(candidates), fault.Fault{}, fault.Fault{Kind: fault.Slow, Delay: 2 * time.Second}, fault.Fault{Kind: fault.Slow, Delay: 9 * time.Second})
+	var at time.Duration
+	for range rapid.IntRange(0, 25).Draw(t, "events") {
+		at += time.Duration(rapid.IntRange(0, 60).Draw(t, "gap")) * time.Second
+		ev := sim.Event{At: at, Node: rapid.IntRange(0, len(tl.Nodes)-1).Draw(t, "node")}
+		switch rapid.IntRange(0, 9).Draw(t, "kind") {
+		case 0:
+			ev.Kind = sim.ManagerDown
+		case 1:
+			ev.Kind = sim.ManagerUp
+		case 2:
+			ev.Kind, ev.Node, ev.Policy = sim.SetPolicy, -1, fence.Policy(rapid.IntRange(0, 2).Draw(t, "policy"))
+		case 3:
+			ev.Kind = sim.Recover
+		default:
+			ev.Kind, ev.Fault = sim.SetFault, rapid.SampledFrom(faults).Draw(t, "fault")
+		}
+		tl.Events = append(tl.Events, ev)
+	}
+	tl.End = at + time.Duration(rapid.IntRange(0, 300).Draw(t, "tail"))*time.Second
+	return tl
+}
+
+// TestReplayMatchesReferenceRapid: the same differential test on timelines rapid draws freely
+// under a drawn statemap, shrunk by rapid on failure.
 func TestReplayMatchesReferenceRapid(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		tl := &sim.Timeline{
-			File:     "drawn",
-			Nodes:    drawNodes(t),
-			Interval: time.Duration(rapid.IntRange(1, 6).Draw(t, "interval")) * time.Second,
-			Timeout:  time.Duration(rapid.IntRange(1, 8).Draw(t, "timeout")) * time.Second,
-			Policy:   fence.Policy(rapid.IntRange(0, 2).Draw(t, "policy")),
-			Start:    time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC),
-		}
-		m := drawMap(t)
-		faults := append(slices.Clone(candidates), fault.Fault{}, fault.Fault{Kind: fault.Slow, Delay: 2 * time.Second}, fault.Fault{Kind: fault.Slow, Delay: 9 * time.Second})
-		var at time.Duration
-		for range rapid.IntRange(0, 25).Draw(t, "events") {
-			at += time.Duration(rapid.IntRange(0, 60).Draw(t, "gap")) * time.Second
-			ev := sim.Event{At: at, Node: rapid.IntRange(0, len(tl.Nodes)-1).Draw(t, "node")}
-			switch rapid.IntRange(0, 9).Draw(t, "kind") {
-			case 0:
-				ev.Kind = sim.ManagerDown
-			case 1:
-				ev.Kind = sim.ManagerUp
-			case 2:
-				ev.Kind, ev.Node, ev.Policy = sim.SetPolicy, -1, fence.Policy(rapid.IntRange(0, 2).Draw(t, "policy"))
-			case 3:
-				ev.Kind = sim.Recover
-			default:
-				ev.Kind, ev.Fault = sim.SetFault, rapid.SampledFrom(faults).Draw(t, "fault")
-			}
-			tl.Events = append(tl.Events, ev)
-		}
-		tl.End = at + time.Duration(rapid.IntRange(0, 300).Draw(t, "tail"))*time.Second
+		tl, m := drawTimeline(t), drawMap(t)
 		diffReplay(t, tl, m)
 	})
 }
