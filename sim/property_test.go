@@ -1,0 +1,113 @@
+package sim_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/sim"
+	"github.com/failsim/failsim/statemap"
+)
+
+func TestPropertyErrors(t *testing.T) {
+	c2 := "cluster db1:master db2:replica\n"
+	for _, c := range []struct{ in, want string }{
+		{c2 + "expect property\n", "t.timeline:2: expect property: which? want one of no-false-failover, detects-death-within, single-master, no-fence-in-maintenance, only-coordinator-fences, self-heal-resets"},
+		{c2 + "expect property split-brain\n", `t.timeline:2: unknown property "split-brain": want one of no-false-failover, detects-death-within`},
+		{c2 + "expect property single-master now\n", `t.timeline:2: single-master takes no argument, got "now"`},
+		{c2 + "expect property detects-death-within soon\n", `t.timeline:2: detects-death-within: "soon" is not a positive duration such as 90s or 2m`},
+		{c2 + "expect property detects-death-within 1m 2m\n", `t.timeline:2: detects-death-within takes at most one duration, got "1m 2m"`},
+	} {
+		_, err := sim.Parse("t.timeline", []byte(c.in))
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%q: got %v, want %s", c.in, err, c.want)
+		}
+	}
+	if _, err := sim.NewPropertySet(&sim.Timeline{}, []string{"single-master"}, []string{"single-master"}); err == nil || err.Error() != "property single-master is named twice" {
+		t.Errorf("a property named twice: %v", err)
+	}
+}
+
+// judge replays a timeline text under the defaults and returns each expectation's verdict.
+func judge(t *testing.T, text string) []sim.ExpectResult {
+	t.Helper()
+	tl, err := sim.Parse("t.timeline", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var obs []sim.Observer
+	for _, x := range tl.Expects {
+		obs = append(obs, x)
+	}
+	sim.Replay(tl, statemap.Default(), obs...)
+	return sim.Judge(tl.Expects)
+}
+
+func TestPropertiesOnTimelines(t *testing.T) {
+	all := "expect property no-false-failover\nexpect property detects-death-within\nexpect property detects-death-within 30s\n" +
+		"expect property single-master\nexpect property no-fence-in-maintenance\nexpect property only-coordinator-fences\nexpect property self-heal-resets\n"
+	for _, c := range []struct {
+		name, events string
+		failed       map[string]string // expect text -> why
+	}{
+		{"quiet", "00:10:00 cluster end\n", nil},
+		{"freeze on the master: fenced at 80 s, within the promise of 90 s, not within 30 s",
+			"00:01:00 db1 freeze\n00:05:00 cluster end\n", map[string]string{
+				"expect property no-false-failover":        "00:02:20: master db1 was fenced (failover, login_response_timeout) on a trace with no fatal fault",
+				"expect property detects-death-within 30s": "00:01:30: master db1 has had fault freeze (login_response_timeout) since 00:01:00 and was not fenced by 00:01:30, 30s after it",
+			}},
+		{"freeze healed before the deadline is not judged", "00:01:00 db1 freeze\n00:01:25 db1 heal\n00:05:00 cluster end\n", nil},
+		{"a stall never fences: not a death", "00:01:00 db1 stall\n00:30:00 cluster end\n", nil},
+		{"manual policy is not judged, but the master is fenced",
+			"00:00:30 cluster policy manual\n00:01:00 db1 refuse\n00:05:00 cluster end\n", map[string]string{
+				"expect property no-false-failover": "00:01:00: master db1 was fenced (failed, socket_io_error) on a trace with no fatal fault",
+			}},
+		{"the master's manager down is not judged", "00:00:30 db1 manager down\n00:01:00 db1 freeze\n00:05:00 cluster end\n", nil},
+		{"maintenance, managers, recovers: the safety properties hold",
+			"00:00:30 cluster policy maintenance\n00:01:00 db2 refuse\n00:02:00 cluster policy automatic\n00:02:30 db1 manager down\n00:02:40 db2 manager down\n" +
+				"00:03:00 db2 manager up\n00:03:10 db2 recover\n00:03:20 db2 heal\n00:03:30 db1 manager up\n00:05:00 cluster end\n", nil},
+	} {
+		text := "cluster db1:master db2:replica db3:replica\n" + c.events + all
+		for _, r := range judge(t, text) {
+			want, bad := c.failed[r.Text]
+			if r.Held == bad || (bad && r.Why != want) {
+				t.Errorf("%s: %s: held %v (%s), want held %v (%s)", c.name, r.Text, r.Held, r.Why, !bad, want)
+			}
+		}
+	}
+}
+
+// TestPropertyViolations feeds a property events no correct engine emits, to check that each
+// says what went wrong.
+func TestPropertyViolations(t *testing.T) {
+	tl, err := sim.Parse("t.timeline", []byte("cluster db1:master db2:replica\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		evs  []fence.Event
+		want string
+	}{
+		{sim.NoFenceInMaintenance, []fence.Event{{At: 5e9, Kind: fence.PolicyChanged, Policy: fence.Maintenance}, {At: 6e9, Kind: fence.AlarmRaised, Node: "db2", Condition: statemap.SocketIOError}},
+			"00:00:06: in maintenance: db2 alarm raised: socket_io_error (threshold 0, action none)"},
+		{sim.OnlyCoordinatorFences, []fence.Event{{At: 7e9, Kind: fence.AlarmExpired, Node: "db2", Condition: statemap.SocketIOError, Other: "db2"}},
+			`00:00:07: db2's socket_io_error alarm was acted on by "db2", but the coordinator is db1`},
+		{sim.OnlyCoordinatorFences, []fence.Event{{Kind: fence.ManagerDown, Node: "db1"}, {Kind: fence.ManagerDown, Node: "db2"}, {At: 8e9, Kind: fence.NodeFailed, Node: "db2", Condition: statemap.SocketIOError}},
+			"00:00:08: failed with no manager up: db2 FAILED: replica out of service (socket_io_error)"},
+		{sim.NoFalseFailover, []fence.Event{{At: 9e9, Kind: fence.NoCandidate, Node: "db1", Condition: statemap.NoRouteToHost}},
+			"00:00:09: master db1 was fenced (no-candidate, no_route_to_host) on a trace with no fatal fault"},
+	} {
+		p, err := sim.NewProperty(tl, c.name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range c.evs {
+			p.Event(ev)
+		}
+		held, why := p.Verdict()
+		if held || why != c.want || !p.Violated() || p.Name() != c.name {
+			t.Errorf("%s: held %v, %q; want %q", c.name, held, why, c.want)
+		}
+	}
+}
