@@ -142,6 +142,16 @@ func TestLoadIntegrity(t *testing.T) {
 		}()
 	}
 
+	// A dialled connection may still sit in the listener's accept queue; blackhole replaces
+	// the listener, which resets what it never accepted. Start switching once the proxy holds
+	// every connection: those are the ones that must lose nothing.
+	for deadline := time.Now().Add(time.Minute); n.Status().Accepted < loadConns; {
+		if time.Now().After(deadline) {
+			t.Fatalf("the proxy accepted %d of %d connections in a minute", n.Status().Accepted, loadConns)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+
 	// Switch modes under load; every one of them must lose nothing once healed.
 	for _, mode := range []string{"freeze", "heal", "stall", "heal", "blackhole", "heal",
 		"slow 1ms", "heal", "freeze after 100000 bytes", "heal", "freeze", "heal"} {
