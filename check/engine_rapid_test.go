@@ -1,6 +1,7 @@
 package check
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strconv"
@@ -253,5 +254,56 @@ func TestReplayMatchesReferenceRapid(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		tl, m := drawTimeline(t), drawMap(t)
 		diffReplay(t, tl, m)
+	})
+}
+
+// TestPropertiesHoldUnderAnyStatemap: whatever the statemap, the engine keeps the safety
+// properties on every family and fences every fatal fault within the statemap's own promise.
+// (no-false-failover is left out: whether a stall or too many connections should fail over is
+// the statemap's choice, which is what failsim check reports on.)
+func TestPropertiesHoldUnderAnyStatemap(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		m := drawMap(t)
+		seed := rapid.Uint64().Draw(t, "seed")
+		for _, f := range []Family{Benign, Fatal, Mixed} {
+			specs := f.Defaults()
+			if f == Benign {
+				specs = specs[1:] // no-false-failover depends on what the statemap fences
+			}
+			cfg := Config{Map: m, Family: f, Properties: specs, Shape: Shape{Nodes: 4, Length: 30 * time.Minute, Interval: 3 * time.Second, Timeout: 5 * time.Second}, Traces: 20, Seed: seed, Workers: 1}
+			if cfg.Validate() != nil {
+				continue // a statemap that fences nothing makes no fatal trace
+			}
+			res, err := Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range res.Violations {
+				t.Fatalf("%s: %s in trace %d: %s\nshrunk: %s\n%s", f, v.Property, v.Trace, v.Why, v.ShrunkBy, Timeline(v.Shrunk, nil, "", v.Property))
+			}
+		}
+	})
+}
+
+// TestBlipsStayBenign: a blip as long as the generator makes it, of any fault the statemap
+// fences, at any phase of the probes and the timekeeper, never fences the master.
+func TestBlipsStayBenign(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		m := drawMap(t)
+		shape := Shape{Nodes: 2, Length: 10 * time.Minute, Interval: time.Duration(rapid.IntRange(1, 6).Draw(t, "interval")) * time.Second, Timeout: time.Duration(rapid.IntRange(1, 8).Draw(t, "timeout")) * time.Second}
+		g, err := NewGenerator(Benign, shape, m, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(g.blips) == 0 {
+			t.Skip("the statemap fences nothing that tolerates a blip")
+		}
+		b := rapid.SampledFrom(g.blips).Draw(t, "blip")
+		start := time.Duration(rapid.IntRange(0, 120).Draw(t, "start")) * time.Second
+		tl := &sim.Timeline{File: "blip", Nodes: g.nodes, Interval: shape.Interval, Timeout: shape.Timeout, End: shape.Length,
+			Events: []sim.Event{{At: start, Kind: sim.SetFault, Node: 0, Fault: b.f}, {At: start + b.max, Kind: sim.SetFault, Node: 0}}}
+		if at := firstFailover(tl, m); at != never {
+			t.Fatalf("a %s blip of %s (threshold %d) fenced the master at %s\n%s", b.f, b.max, m.Rule(sim.Predict(b.f, shape.Timeout).Condition).Threshold, at, Timeline(tl, nil, ""))
+		}
 	})
 }
