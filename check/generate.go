@@ -2,6 +2,7 @@ package check
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -58,6 +59,9 @@ var candidates = []fault.Fault{
 	{Kind: fault.Probe, Condition: "query_exec_timeout"}, {Kind: fault.Probe, Condition: "send_query_timeout"},
 }
 
+// ErrNothingFatal is why a statemap cannot make fatal or mixed traces.
+var ErrNothingFatal = errors.New("the statemap fences no fault")
+
 // NewGenerator prepares the generation of family traces under m. within is the duration
 // detects-death-within is checked with, 0 for the statemap's own promise: a fatal trace runs on
 // long enough after its fault for either. It fails when the family cannot be generated: a fatal
@@ -95,7 +99,7 @@ func NewGenerator(family Family, shape Shape, m *statemap.Map, within time.Durat
 		}
 	}
 	if family != Benign && len(g.fatal) == 0 {
-		return nil, fmt.Errorf("no %s trace can be made: the statemap fences no fault within half of the trace length %s", family, shape.Length)
+		return nil, fmt.Errorf("no %s trace can be made: %w within half of the trace length %s", family, ErrNothingFatal, shape.Length)
 	}
 	return g, nil
 }

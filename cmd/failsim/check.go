@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -109,7 +110,11 @@ func (m *Main) runCheck(ctx context.Context, args []string) error {
 		}
 		cfg := check.Config{Map: sm, MapPath: *smFlag, Family: f, Properties: props, Shape: shape, Traces: *traces, Seed: *seed, Workers: *workers}
 		if err := cfg.Validate(); err != nil {
-			return usageErr(err, "")
+			hint := ""
+			if errors.Is(err, check.ErrNothingFatal) {
+				hint = "give some condition action fail with a threshold, check a longer --length, or use --family benign"
+			}
+			return usageErr(err, hint)
 		}
 		runs = append(runs, cfg)
 	}
