@@ -16,7 +16,7 @@ func BenchmarkCheck(b *testing.B) {
 	m := statemap.Default()
 	for _, f := range []Family{Benign, Fatal, Mixed} {
 		b.Run(f.String(), func(b *testing.B) {
-			res, err := Run(context.Background(), Config{Map: m, Family: f, Shape: DefaultShape, Traces: b.N, Seed: 1})
+			res, err := Run(context.Background(), Config{Map: m, Family: f, Shape: DefaultShape(), Traces: b.N, Seed: 1})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -30,7 +30,7 @@ func BenchmarkCheck(b *testing.B) {
 
 // BenchmarkGenerate measures trace generation alone.
 func BenchmarkGenerate(b *testing.B) {
-	g, err := NewGenerator(Mixed, DefaultShape, statemap.Default(), 0)
+	g, err := NewGenerator(Mixed, DefaultShape(), statemap.Default(), 0)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func BenchmarkReplayOnly(b *testing.B) {
 	m := statemap.Default()
 	for _, f := range []Family{Benign, Fatal, Mixed} {
 		b.Run(f.String(), func(b *testing.B) {
-			g, err := NewGenerator(f, DefaultShape, m, 0)
+			g, err := NewGenerator(f, DefaultShape(), m, 0)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -37,7 +37,7 @@ func runAll(t *testing.T, m *statemap.Map, seed uint64, workers, traces int) []b
 	t.Helper()
 	var out []byte
 	for _, f := range []Family{Benign, Fatal, Mixed} {
-		res, err := Run(context.Background(), Config{Map: m, Family: f, Shape: DefaultShape, Traces: traces, Seed: seed, Workers: workers})
+		res, err := Run(context.Background(), Config{Map: m, Family: f, Shape: DefaultShape(), Traces: traces, Seed: seed, Workers: workers})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,7 +66,7 @@ func TestDeterministicAcrossCores(t *testing.T) {
 	one := []Spec{{Name: sim.NoFalseFailover}}
 	var first []byte
 	for _, workers := range []int{1, 2, 5} {
-		res, err := Run(context.Background(), Config{Map: m, Family: Benign, Properties: one, Shape: DefaultShape, Traces: 5000, Seed: 3, Workers: workers})
+		res, err := Run(context.Background(), Config{Map: m, Family: Benign, Properties: one, Shape: DefaultShape(), Traces: 5000, Seed: 3, Workers: workers})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +82,7 @@ func TestDeterministicAcrossCores(t *testing.T) {
 func TestSeedMatters(t *testing.T) {
 	m := statemap.Default()
 	for _, f := range []Family{Benign, Fatal, Mixed} {
-		g, err := NewGenerator(f, DefaultShape, m, 0)
+		g, err := NewGenerator(f, DefaultShape(), m, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,7 +117,7 @@ func eventLog(tl *sim.Timeline, m *statemap.Map) string {
 func TestTimelineRoundTrip(t *testing.T) {
 	m := statemap.Default()
 	for _, f := range []Family{Benign, Fatal, Mixed} {
-		g, err := NewGenerator(f, DefaultShape, m, 0)
+		g, err := NewGenerator(f, DefaultShape(), m, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,7 +144,7 @@ func TestGeneratedTracesAreWellFormed(t *testing.T) {
 	for _, path := range []string{"", "../conf/examples/aggressive.properties", "../conf/examples/tolerant.properties"} {
 		m := loadMap(t, path)
 		for _, f := range []Family{Benign, Fatal, Mixed} {
-			g, err := NewGenerator(f, DefaultShape, m, 0)
+			g, err := NewGenerator(f, DefaultShape(), m, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -177,7 +177,7 @@ func TestCounterexamplesReproduce(t *testing.T) {
 		{Mixed, []Spec{{Name: sim.DetectsDeathWithin, Arg: "45s"}, {Name: sim.SingleMaster}}},
 	} {
 		f, props := c.f, c.props
-		res, err := Run(context.Background(), Config{Map: m, Family: f, Properties: props, Shape: DefaultShape, Traces: 500, Seed: 11})
+		res, err := Run(context.Background(), Config{Map: m, Family: f, Properties: props, Shape: DefaultShape(), Traces: 500, Seed: 11})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -207,7 +207,7 @@ func TestCounterexamplesReproduce(t *testing.T) {
 }
 
 func TestNoTraceIsNoPass(t *testing.T) {
-	_, err := Run(context.Background(), Config{Map: statemap.Default(), Shape: DefaultShape})
+	_, err := Run(context.Background(), Config{Map: statemap.Default(), Shape: DefaultShape()})
 	if !errors.Is(err, ErrNoTraces) {
 		t.Fatalf("Run with no traces: %v, want ErrNoTraces", err)
 	}
@@ -222,7 +222,7 @@ func TestDefaultsHold(t *testing.T) {
 	for _, path := range []string{"", "../conf/examples/tolerant.properties"} {
 		m := loadMap(t, path)
 		for _, f := range []Family{Benign, Fatal, Mixed} {
-			res, err := Run(context.Background(), Config{Map: m, Family: f, Shape: DefaultShape, Traces: traces, Seed: 1})
+			res, err := Run(context.Background(), Config{Map: m, Family: f, Shape: DefaultShape(), Traces: traces, Seed: 1})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -24,7 +24,9 @@ type Shape struct {
 }
 
 // DefaultShape is five nodes for one hour under the manager's default checker settings.
-var DefaultShape = Shape{Nodes: 5, Length: time.Hour, Interval: sim.DefaultInterval, Timeout: sim.DefaultTimeout}
+func DefaultShape() Shape {
+	return Shape{Nodes: 5, Length: time.Hour, Interval: sim.DefaultInterval, Timeout: sim.DefaultTimeout}
+}
 
 // Generator makes the traces of one family for one statemap. It holds no random state: each
 // trace is made from the *rand.Rand it is given, so traces can be made in any order, on any

@@ -18,7 +18,6 @@ import (
 // Config is one run of failsim check.
 type Config struct {
 	Map        *statemap.Map
-	MapPath    string // the override file Map was loaded from, "" for the defaults; counterexamples name it
 	Family     Family
 	Properties []Spec // nil: every property that applies to Family
 	Shape      Shape

@@ -46,8 +46,8 @@ func (m *Main) runCheck(ctx context.Context, args []string) error {
 	traces := fs.Int("traces", 10000, "traces to generate per family")
 	seed := fs.Uint64("seed", 1, "random seed: the same seed gives the same traces and results")
 	out := fs.String("out", ".", "`DIR` to write counterexample timelines to")
-	nodes := fs.Int("nodes", check.DefaultShape.Nodes, "cluster size of each trace; the first node is the master")
-	length := fs.Duration("length", check.DefaultShape.Length, "virtual time each trace spans")
+	nodes := fs.Int("nodes", check.DefaultShape().Nodes, "cluster size of each trace; the first node is the master")
+	length := fs.Duration("length", check.DefaultShape().Length, "virtual time each trace spans")
 	workers := fs.Int("workers", 0, "traces replayed in parallel (default: every core)")
 	level := logLevelFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -90,7 +90,7 @@ func (m *Main) runCheck(ctx context.Context, args []string) error {
 	if err != nil {
 		return usageErr(err, "")
 	}
-	shape := check.DefaultShape
+	shape := check.DefaultShape()
 	shape.Nodes, shape.Length = *nodes, *length
 
 	smName := "the shipped defaults"
@@ -108,7 +108,7 @@ func (m *Main) runCheck(ctx context.Context, args []string) error {
 		if len(specs) > 0 && len(props) == 0 {
 			continue
 		}
-		cfg := check.Config{Map: sm, MapPath: *smFlag, Family: f, Properties: props, Shape: shape, Traces: *traces, Seed: *seed, Workers: *workers}
+		cfg := check.Config{Map: sm, Family: f, Properties: props, Shape: shape, Traces: *traces, Seed: *seed, Workers: *workers}
 		if err := cfg.Validate(); err != nil {
 			hint := ""
 			if errors.Is(err, check.ErrNothingFatal) {
