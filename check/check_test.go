@@ -27,7 +27,7 @@ func render(res *Result) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "properties %v traces %d\n", res.Properties, res.Traces)
 	for _, v := range res.Violations {
-		fmt.Fprintf(&b, "%s trace %d: %s\nshrunk in %d: %s\n", v.Property, v.Trace, v.Why, v.Replays, v.ShrunkBy)
+		fmt.Fprintf(&b, "%s trace %d: %s\nshrunk in %d: %s\n", v.Property, v.Trace, v.Why, v.Replays, v.ShrunkWhy)
 		b.Write(Timeline(v.Shrunk, nil, "", v.Property))
 	}
 	return b.Bytes()
@@ -199,8 +199,8 @@ func TestCounterexamplesReproduce(t *testing.T) {
 			}
 			sim.Replay(tl, m, obs...)
 			r := sim.Judge(tl.Expects)
-			if len(r) != 1 || r[0].Held || r[0].Why != v.ShrunkBy {
-				t.Errorf("%s: replay of the counterexample judged %+v, want failed with %q\n%s", v.Property, r, v.ShrunkBy, text)
+			if len(r) != 1 || r[0].Held || r[0].Why != v.ShrunkWhy {
+				t.Errorf("%s: replay of the counterexample judged %+v, want failed with %q\n%s", v.Property, r, v.ShrunkWhy, text)
 			}
 		}
 	}

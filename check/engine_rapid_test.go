@@ -279,7 +279,7 @@ func TestPropertiesHoldUnderAnyStatemap(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, v := range res.Violations {
-				t.Fatalf("%s: %s in trace %d: %s\nshrunk: %s\n%s", f, v.Property, v.Trace, v.Why, v.ShrunkBy, Timeline(v.Shrunk, nil, "", v.Property))
+				t.Fatalf("%s: %s in trace %d: %s\nshrunk: %s\n%s", f, v.Property, v.Trace, v.Why, v.ShrunkWhy, Timeline(v.Shrunk, nil, "", v.Property))
 			}
 		}
 	})

@@ -41,13 +41,13 @@ func (r *Result) Held() bool { return len(r.Violations) == 0 }
 
 // Violation is the first trace, by index, that violates one property, and its shrunk form.
 type Violation struct {
-	Property Spec
-	Trace    int           // index of the first violating trace
-	Original *sim.Timeline // the generated trace
-	Why      string        // the property's verdict on it
-	Shrunk   *sim.Timeline // the minimal trace that still violates the property
-	ShrunkBy string        // the property's verdict on the shrunk trace
-	Replays  int           // replays the shrinking took
+	Property  Spec
+	Trace     int           // index of the first violating trace
+	Original  *sim.Timeline // the generated trace
+	Why       string        // the property's verdict on it
+	Shrunk    *sim.Timeline // the minimal trace that still violates the property
+	ShrunkWhy string        // the property's verdict on the shrunk trace
+	Replays   int           // replays the shrinking took
 }
 
 // ErrNoTraces is returned by Run when asked for no trace: nothing checked is nothing proved.
@@ -70,12 +70,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 
 	var (
-		next     atomic.Int64 // the next chunk's first trace
-		mu       sync.Mutex   // guards first, done and Progress
-		first    = make([]int, len(specs))
-		done     int
-		wg       sync.WaitGroup
-		stopping atomic.Bool
+		next  atomic.Int64 // the next chunk's first trace
+		mu    sync.Mutex   // guards first, done and Progress
+		first = make([]int, len(specs))
+		done  int
+		wg    sync.WaitGroup
 	)
 	for k := range first {
 		first[k] = -1
@@ -93,7 +92,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		go func() {
 			defer wg.Done()
 			r := newReplayer(g, cfg.Map, specs)
-			for !stopping.Load() {
+			for {
 				if ctx.Err() != nil {
 					return
 				}

@@ -36,7 +36,7 @@ func shrinkViolation(g *Generator, cfg Config, s Spec, i int) (Violation, error)
 		return bad
 	})
 	_, swhy, _ := Violates(shrunk, cfg.Map, s)
-	return Violation{Property: s, Trace: i, Original: orig, Why: why, Shrunk: shrunk, ShrunkBy: swhy, Replays: n}, nil
+	return Violation{Property: s, Trace: i, Original: orig, Why: why, Shrunk: shrunk, ShrunkWhy: swhy, Replays: n}, nil
 }
 
 // Shrink returns a smaller trace that still fails, and how many candidates it replayed. It

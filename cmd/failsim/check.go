@@ -184,7 +184,7 @@ func (m *Main) report(f check.Family, res *check.Result, seed uint64, smPath, ou
 		}
 		s := v.Shrunk
 		fmt.Fprintf(m.Stdout, "  VIOLATED %s, first in trace %d:\n    %s\n", v.Property, v.Trace, v.Why)
-		fmt.Fprintf(m.Stdout, "  shrunk in %d replays to %s on %s over %s:\n    %s\n", v.Replays, plural(len(s.Events), "event"), plural(len(s.Nodes), "node"), s.End, v.ShrunkBy)
+		fmt.Fprintf(m.Stdout, "  shrunk in %d replays to %s on %s over %s:\n    %s\n", v.Replays, plural(len(s.Events), "event"), plural(len(s.Nodes), "node"), s.End, v.ShrunkWhy)
 		fmt.Fprintf(m.Stdout, "  counterexample: %s\n  reproduce: failsim replay %s\n", path, path)
 	}
 	return nil
@@ -212,7 +212,7 @@ func writeCounterexample(f check.Family, v check.Violation, seed uint64, smPath,
 	header := []string{
 		fmt.Sprintf("failsim check counterexample: %s trace %d of seed %d violates %s.", f, v.Trace, seed, v.Property),
 		fmt.Sprintf("As generated (%s on %s): %s", plural(len(v.Original.Events), "event"), plural(len(v.Original.Nodes), "node"), v.Why),
-		fmt.Sprintf("Shrunk in %d replays to %s on %s: %s", v.Replays, plural(len(v.Shrunk.Events), "event"), plural(len(v.Shrunk.Nodes), "node"), v.ShrunkBy),
+		fmt.Sprintf("Shrunk in %d replays to %s on %s: %s", v.Replays, plural(len(v.Shrunk.Events), "event"), plural(len(v.Shrunk.Nodes), "node"), v.ShrunkWhy),
 		"Reproduce: failsim replay " + path,
 	}
 	if err := os.WriteFile(path, check.Timeline(v.Shrunk, header, ref, v.Property), 0o644); err != nil {
