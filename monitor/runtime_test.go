@@ -1,0 +1,186 @@
+package monitor
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/benbjohnson/clock"
+
+	"github.com/failsim/failsim/fault"
+	"github.com/failsim/failsim/sim"
+	"github.com/failsim/failsim/statemap"
+)
+
+// predicted is a prober that answers what the simulator's fault model predicts for the node's
+// current fault, at once: the runtime applies it at start+Took on its clock. It stands in for
+// the wire only in these mock-clock tests; the conformance tests use the real checker.
+type predicted struct {
+	mu      sync.Mutex
+	f       fault.Fault
+	timeout time.Duration
+}
+
+func (p *predicted) set(f fault.Fault) { p.mu.Lock(); p.f = f; p.mu.Unlock() }
+
+func (p *predicted) Probe(ctx context.Context) Result {
+	p.mu.Lock()
+	o := sim.Predict(p.f, p.timeout)
+	p.mu.Unlock()
+	return Result{Condition: o.Condition, Took: o.Took}
+}
+
+// sync runs on the loop once everything due is done and returns the loop's next due time.
+// It reports false when Run has returned.
+func (r *Runtime) sync(done <-chan error) (time.Duration, bool) {
+	reply := make(chan time.Duration, 1)
+	select {
+	case r.cmds <- func() { reply <- r.nextDue() }:
+		return <-reply, true
+	case <-done:
+		return 0, false
+	}
+}
+
+// settle waits until no probe result is on its way and the loop has done all that is due,
+// then returns the loop's next due time (virtual).
+func settle(r *Runtime, done <-chan error) (time.Duration, bool) {
+	for {
+		for r.inflight.Load() > 0 {
+			runtime.Gosched()
+		}
+		next, ok := r.sync(done)
+		if !ok || r.inflight.Load() == 0 {
+			return next, ok
+		}
+	}
+}
+
+// drive runs r on mock until Run returns, moving the clock straight to each due time.
+func drive(t *testing.T, r *Runtime, mock *clock.Mock) {
+	t.Helper()
+	done := make(chan error)
+	var runErr error
+	go func() { runErr = r.Run(context.Background()); close(done) }()
+	for {
+		next, ok := settle(r, done)
+		if !ok {
+			break
+		}
+		d := r.realUntil(next)
+		if d <= 0 {
+			d = time.Microsecond
+		}
+		mock.Add(d)
+	}
+	if runErr != nil {
+		t.Fatal(runErr)
+	}
+}
+
+// liveLines runs the timeline through the runtime on a mock clock with predicted probers and
+// returns the printed events and the verdict.
+func liveLines(t *testing.T, tl *sim.Timeline, smPath string) (string, []string) {
+	t.Helper()
+	m, err := statemap.Load(smPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probers := make([]*predicted, len(tl.Nodes))
+	nodes := make([]Node, len(tl.Nodes))
+	for i, n := range tl.Nodes {
+		probers[i] = &predicted{timeout: tl.Timeout}
+		nodes[i] = Node{Name: n.Name, Role: n.Role, Prober: probers[i]}
+	}
+	var out bytes.Buffer
+	printer := sim.NewPrinter(&out, sim.Text, tl.Start)
+	report := sim.NewReport(tl, m)
+	mock := clock.NewMock()
+	r, err := New(Config{
+		Nodes: nodes, Statemap: smPath, Policy: tl.Policy, Interval: tl.Interval, Clock: mock,
+		Observers: []sim.Observer{printer, report},
+		Actions:   Script(tl, func(i int, f fault.Fault) { probers[i].set(f) }),
+		End:       tl.End, ReloadEvery: time.Hour,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	drive(t, r, mock)
+	printer.Summary(tl.File, report, nil)
+	return out.String(), report.Verdict()
+}
+
+func simLines(tl *sim.Timeline, m *statemap.Map) (string, []string) {
+	var out bytes.Buffer
+	printer := sim.NewPrinter(&out, sim.Text, tl.Start)
+	report := sim.NewReport(tl, m)
+	sim.Replay(tl, m, printer, report)
+	printer.Summary(tl.File, report, nil)
+	return out.String(), report.Verdict()
+}
+
+// TestRuntimeMatchesSimulator drives every shipped incident through the real-time runtime on
+// a mock clock, with probers that answer the fault model's prediction: the runtime's probe
+// loops, timekeeper, fencing and policy must print exactly what the simulator prints.
+func TestRuntimeMatchesSimulator(t *testing.T) {
+	files, _ := filepath.Glob("../testdata/incidents/*.timeline")
+	if len(files) == 0 {
+		t.Fatal("no incidents in ../testdata/incidents")
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			t.Parallel()
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tl, err := sim.Parse(f, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := statemap.Load(tl.Statemap)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := simLines(tl, m)
+			got, _ := liveLines(t, tl, tl.Statemap)
+			if got != want {
+				t.Errorf("runtime and simulator differ:\n%s", lineDiff(want, got))
+			}
+		})
+	}
+}
+
+// lineDiff shows the first lines where want and got part.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var a, b string
+		if i < len(w) {
+			a = w[i]
+		}
+		if i < len(g) {
+			b = g[i]
+		}
+		if a != b {
+			lo := max(0, i-3)
+			var sb strings.Builder
+			for j := lo; j < i+5; j++ {
+				if j < len(w) {
+					sb.WriteString("  sim:  " + w[j] + "\n")
+				}
+				if j < len(g) {
+					sb.WriteString("  live: " + g[j] + "\n")
+				}
+			}
+			return sb.String()
+		}
+	}
+	return "(no difference)"
+}
