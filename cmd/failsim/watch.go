@@ -1,11 +1,255 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/benbjohnson/clock"
+	"github.com/rs/zerolog"
+
+	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/monitor"
+	"github.com/failsim/failsim/sim"
 )
 
-// runWatch is being built; see the open issue.
+// watchNodeFlags collects repeated --node NAME:ROLE=DSN flags. It never keeps or prints a DSN
+// in an error: a DSN holds a password.
+type watchNodeFlags []string
+
+func (n *watchNodeFlags) String() string     { return "" }
+func (n *watchNodeFlags) Set(s string) error { *n = append(*n, s); return nil }
+
+const watchSynopsis = "--node NAME:ROLE=DSN ... [--statemap FILE] [--on-failover CMD] [--format text|json] [--metrics ADDR] [--for DURATION]"
+
 func (m *Main) runWatch(ctx context.Context, args []string) error {
-	return usageErr(errors.New("watch: not built yet"), "")
+	fs := m.newFlags("watch", watchSynopsis)
+	var nodes watchNodeFlags
+	fs.Var(&nodes, "node", "a node to watch, `NAME:ROLE=DSN` (role master or replica; a go-sql-driver/mysql DSN); repeat in the cluster's order")
+	smFlag := fs.String("statemap", "", "statemap override `FILE`, re-read when it changes")
+	onFailover := fs.String("on-failover", "", "run `CMD` with sh -c at each failover (environment: FAILSIM_EVENT, FAILSIM_OLD_MASTER, FAILSIM_NEW_MASTER, FAILSIM_CONDITION, FAILSIM_TIME)")
+	format := fs.String("format", "text", "output format: text or json")
+	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics at http://`ADDR`/metrics")
+	interval := fs.Duration("interval", sim.DefaultInterval, "time between probe starts of a node")
+	timeout := fs.Duration("timeout", monitor.DefaultBudget, "each probe's budget: connect, greeting, login and query together")
+	query := fs.String("query", monitor.DefaultQuery, "the probe's query; use one that reads a heartbeat row to see storage stalls")
+	policy := fs.String("policy", "automatic", "the cluster policy: automatic, manual or maintenance")
+	forDur := fs.Duration("for", 0, "stop after this long and print the verdict (0: run until interrupted)")
+	level := logLevelFlag(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	log, err := m.newLogger(*level)
+	if err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		return usageErr(fmt.Errorf("watch takes no arguments, got %d", fs.NArg()), "name the nodes with --node NAME:ROLE=DSN")
+	}
+	f, err := parseFormat(*format)
+	if err != nil {
+		return err
+	}
+	pol, ok := fence.ParsePolicy(*policy)
+	if !ok {
+		return usageErr(fmt.Errorf("--policy %q: want automatic, manual or maintenance", *policy), "")
+	}
+	if *interval <= 0 || *timeout <= 0 || *forDur < 0 {
+		return usageErr(errors.New("--interval and --timeout must be positive, --for not negative"), "")
+	}
+	targets, err := parseNodes(nodes, *timeout, *query)
+	if err != nil {
+		return err
+	}
+	names := make([]string, len(targets))
+	tl := &sim.Timeline{File: "watch"}
+	for i, t := range targets {
+		names[i] = t.Name
+		tl.Nodes = append(tl.Nodes, fence.NodeConfig{Name: t.Name, Role: t.Role})
+	}
+	metrics := monitor.NewMetrics(names)
+	if *metricsAddr != "" {
+		stop, err := serveMetrics(*metricsAddr, metrics, log)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	clk := clock.New()
+	start := clk.Now()
+	tl.Start = start
+	out := &livePrinter{w: m.Stdout, format: f, start: start}
+	report := sim.NewReport(tl, nil)
+	hook := &failoverHook{cmd: *onFailover, start: start, stderr: m.Stderr, log: log}
+	rt, err := monitor.New(monitor.Config{
+		Nodes: targets, Statemap: *smFlag, Policy: pol, Interval: *interval, Clock: clk, Log: log,
+		Observers: []sim.Observer{out, report, metrics, hook},
+		OnProbe:   func(_ time.Duration, i int, r monitor.Result) { metrics.Probed(i, r.Condition) },
+		End:       *forDur,
+	})
+	if err != nil {
+		return usageErr(err, "")
+	}
+	log.Info().Int("nodes", len(targets)).Dur("interval", *interval).Dur("timeout", *timeout).Msg("watching")
+	err = rt.Run(ctx)
+	hook.wait()
+	if err != nil {
+		return err
+	}
+	if out.err != nil {
+		return out.err
+	}
+	return sim.NewPrinter(m.Stdout, f, start).Summary("watch", report, sim.Judge(nil))
 }
+
+func parseFormat(s string) (sim.Format, error) {
+	switch s {
+	case "text":
+		return sim.Text, nil
+	case "json":
+		return sim.JSON, nil
+	}
+	return 0, usageErr(fmt.Errorf("--format %q: want text or json", s), "")
+}
+
+// parseNodes reads the --node flags into checkers. No error repeats a DSN: it holds a password.
+func parseNodes(specs []string, budget time.Duration, query string) ([]monitor.Node, error) {
+	const hint = "--node db1:master='probe:PASSWORD@tcp(10.0.0.1:3306)/' --node db2:replica=..."
+	if len(specs) == 0 {
+		return nil, usageErr(errors.New("watch: no --node given: want one per database server"), hint)
+	}
+	var out []monitor.Node
+	seen := map[string]bool{}
+	masters := 0
+	for i, spec := range specs {
+		head, dsn, ok := strings.Cut(spec, "=")
+		name, role, ok2 := strings.Cut(head, ":")
+		if !ok || !ok2 || strings.ContainsAny(head, "@/()") {
+			return nil, usageErr(fmt.Errorf("--node #%d: want NAME:ROLE=DSN (the value is not shown: it may hold a password)", i+1), hint)
+		}
+		if name == "" || strings.ContainsAny(name, " \t") {
+			return nil, usageErr(fmt.Errorf("--node #%d: empty or blank node name %q", i+1, name), hint)
+		}
+		if seen[name] {
+			return nil, usageErr(fmt.Errorf("--node %s: node named twice", name), "")
+		}
+		seen[name] = true
+		var r fence.Role
+		switch role {
+		case "master":
+			r = fence.Master
+			masters++
+		case "replica":
+			r = fence.Replica
+		default:
+			return nil, usageErr(fmt.Errorf("--node %s: role %q: want master or replica", name, role), "")
+		}
+		c, err := monitor.NewChecker(monitor.CheckerConfig{DSN: dsn, Budget: budget, Query: query})
+		if err != nil {
+			return nil, usageErr(fmt.Errorf("--node %s: %w", name, err), "a DSN looks like probe:PASSWORD@tcp(10.0.0.1:3306)/")
+		}
+		out = append(out, monitor.Node{Name: name, Role: r, Prober: c})
+	}
+	if masters != 1 {
+		return nil, usageErr(fmt.Errorf("watch: %d masters among the nodes: want exactly one", masters), "")
+	}
+	return out, nil
+}
+
+// serveMetrics serves the metrics at addr until stop is called.
+func serveMetrics(addr string, metrics *monitor.Metrics, log zerolog.Logger) (stop func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, &exitError{code: 1, err: fmt.Errorf("--metrics: %w", err)}
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", metrics)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error().Err(err).Msg("metrics server stopped")
+		}
+	}()
+	log.Info().Str("addr", ln.Addr().String()).Msg("serving metrics at /metrics")
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+	}, nil
+}
+
+// livePrinter writes each event the moment it happens, in replay's format.
+type livePrinter struct {
+	w      io.Writer
+	format sim.Format
+	start  time.Time
+	err    error
+}
+
+// Instant implements sim.Observer.
+func (p *livePrinter) Instant(time.Duration, *fence.Engine) {}
+
+// Event implements sim.Observer. sim.Printer buffers until its summary, so each event goes
+// through a printer of its own and only its event line is kept.
+func (p *livePrinter) Event(ev fence.Event) {
+	if p.err != nil {
+		return
+	}
+	var b bytes.Buffer
+	one := sim.NewPrinter(&b, p.format, p.start)
+	one.Event(ev)
+	one.Summary("", sim.NewReport(&sim.Timeline{}, nil), nil)
+	line, _, _ := strings.Cut(b.String(), "\n")
+	_, p.err = io.WriteString(p.w, line+"\n")
+}
+
+// failoverHook runs the --on-failover command at each failover, in the background.
+type failoverHook struct {
+	cmd    string
+	start  time.Time
+	stderr io.Writer
+	log    zerolog.Logger
+	wg     sync.WaitGroup
+}
+
+// Instant implements sim.Observer.
+func (h *failoverHook) Instant(time.Duration, *fence.Engine) {}
+
+// Event implements sim.Observer.
+func (h *failoverHook) Event(ev fence.Event) {
+	if h.cmd == "" || (ev.Kind != fence.Failover && ev.Kind != fence.NoCandidate) {
+		return
+	}
+	cmd := exec.Command("sh", "-c", h.cmd)
+	cmd.Env = append(os.Environ(),
+		"FAILSIM_EVENT="+ev.Kind.String(),
+		"FAILSIM_OLD_MASTER="+ev.Node,
+		"FAILSIM_NEW_MASTER="+ev.Other,
+		"FAILSIM_CONDITION="+ev.Condition.String(),
+		"FAILSIM_TIME="+h.start.Add(ev.At).Format(time.RFC3339Nano),
+	)
+	cmd.Stdout, cmd.Stderr = h.stderr, h.stderr
+	if err := cmd.Start(); err != nil {
+		h.log.Error().Err(err).Msg("--on-failover: could not start the command")
+		return
+	}
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		if err := cmd.Wait(); err != nil {
+			h.log.Error().Err(err).Str("old_master", ev.Node).Msg("--on-failover command failed")
+		}
+	}()
+}
+
+// wait waits for the commands still running.
+func (h *failoverHook) wait() { h.wg.Wait() }
