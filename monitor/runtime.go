@@ -46,6 +46,9 @@ type Config struct {
 	// Statemap is the override file ("" for the shipped defaults alone). It is re-read when its
 	// modification time or size changes; a bad edit keeps the last good map and logs why.
 	Statemap string
+	// Map, when not nil, is the map to start with instead of loading Statemap (a replay's
+	// effective map). With Statemap "" it never changes.
+	Map *statemap.Map
 	// Policy is the cluster's policy at the start; the zero value is automatic.
 	Policy fence.Policy
 	// Interval is the virtual time between probe starts; zero means sim.DefaultInterval.
@@ -135,9 +138,12 @@ func New(cfg Config) (*Runtime, error) {
 	if masters != 1 {
 		return nil, fmt.Errorf("%d masters: want exactly one", masters)
 	}
-	loaded, err := statemap.Load(cfg.Statemap)
-	if err != nil {
-		return nil, err
+	loaded := cfg.Map
+	if loaded == nil {
+		var err error
+		if loaded, err = statemap.Load(cfg.Statemap); err != nil {
+			return nil, err
+		}
 	}
 	r := &Runtime{cfg: cfg, clk: cfg.Clock, log: cfg.Log, speed: cfg.Speed, sm: new(statemap.Map),
 		results: make(chan probeDone, len(cfg.Nodes)), cmds: make(chan func())}

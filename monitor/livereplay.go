@@ -1,0 +1,181 @@
+package monitor
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/rs/zerolog"
+
+	"github.com/failsim/failsim/fault"
+	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/proxy"
+	"github.com/failsim/failsim/sim"
+	"github.com/failsim/failsim/statemap"
+)
+
+// DefaultSpeed is how many times faster than the timeline a live replay runs.
+const DefaultSpeed = 10
+
+// LiveConfig sets up a live replay.
+type LiveConfig struct {
+	Timeline *sim.Timeline
+	Map      *statemap.Map // the effective statemap
+	// DSN is the real server every node's proxy forwards to; the probes log in with its
+	// user and password. It must be a tcp DSN.
+	DSN string
+	// Speed divides the interval, the budget, the tick and every event time; zero means
+	// DefaultSpeed.
+	Speed float64
+	// Query is the probe's query; "" means DefaultQuery.
+	Query     string
+	Log       zerolog.Logger
+	Observers []sim.Observer // told the live events, in the timeline's virtual time
+}
+
+// WireOnly checks that every fault of tl can be made real by a proxy; the error names the
+// first that cannot, with its line.
+func WireOnly(tl *sim.Timeline) error {
+	for _, ev := range tl.Events {
+		if ev.Kind == sim.SetFault && !ev.Fault.Kind.Wire() {
+			return &statemap.ParseError{File: tl.File, Line: ev.Line,
+				Err: fmt.Errorf("fault %q exists only in the simulator: a proxy cannot make it on a socket", ev.Fault)}
+		}
+	}
+	return nil
+}
+
+// LiveReplay plays tl live: one proxy per node on 127.0.0.1 in front of the real server,
+// the timeline's faults set on the proxies at their (compressed) times, real checkers probing
+// through the proxies, the runtime deciding. It returns the live decisions.
+func LiveReplay(ctx context.Context, cfg LiveConfig) ([]Decision, error) {
+	tl := cfg.Timeline
+	if err := WireOnly(tl); err != nil {
+		return nil, err
+	}
+	speed := cfg.Speed
+	if speed <= 0 {
+		speed = DefaultSpeed
+	}
+	base, err := mysql.ParseDSN(cfg.DSN)
+	if err != nil {
+		return nil, fmt.Errorf("--mysql: bad DSN: %w", err)
+	}
+	if base.Net != "tcp" {
+		return nil, fmt.Errorf("--mysql: network %q: the proxies need a tcp DSN such as probe:PASSWORD@tcp(127.0.0.1:3306)/", base.Net)
+	}
+	pcfg := proxy.Config{Log: cfg.Log}
+	for _, n := range tl.Nodes {
+		pcfg.Nodes = append(pcfg.Nodes, proxy.NodeConfig{Name: n.Name, Listen: "127.0.0.1:0", Upstream: base.Addr})
+	}
+	px, err := proxy.New(pcfg)
+	if err != nil {
+		return nil, fmt.Errorf("start the proxies: %w", err)
+	}
+	defer px.Close()
+	budget := time.Duration(float64(tl.Timeout) / speed)
+	nodes := make([]Node, len(tl.Nodes))
+	for i, n := range tl.Nodes {
+		pn, _ := px.Node(n.Name)
+		c := base.Clone()
+		c.Addr = pn.Addr()
+		chk, err := NewChecker(CheckerConfig{DSN: c.FormatDSN(), Budget: budget, Query: cfg.Query})
+		if err != nil {
+			return nil, err
+		}
+		nodes[i] = Node{Name: n.Name, Role: n.Role, Prober: chk}
+		cfg.Log.Debug().Str("node", n.Name).Str("proxy", pn.Addr()).Str("upstream", base.Addr).Msg("proxy up")
+	}
+	var injectErr error
+	inject := func(i int, f fault.Fault) {
+		if err := px.SetMode(tl.Nodes[i].Name, proxy.Mode{Fault: f}); err != nil && injectErr == nil {
+			injectErr = fmt.Errorf("set %s to %s: %w", tl.Nodes[i].Name, f, err)
+		}
+	}
+	rec := &Recorder{}
+	obs := append([]sim.Observer{rec}, cfg.Observers...)
+	rt, err := New(Config{Nodes: nodes, Map: cfg.Map, Policy: tl.Policy, Interval: tl.Interval, Speed: speed,
+		Log: cfg.Log, Observers: obs, Actions: Script(tl, inject), Checkpoints: Checkpoints(tl), End: tl.End})
+	if err != nil {
+		return nil, err
+	}
+	if err := rt.Run(ctx); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("live replay interrupted: %w", err)
+	}
+	return rec.Decisions, injectErr
+}
+
+// Decision is a fencing decision: a failover (Other promoted, "" if none was eligible) or a
+// failed node.
+type Decision struct {
+	At    time.Duration
+	Kind  fence.Kind // fence.Failover, fence.NoCandidate or fence.NodeFailed
+	Node  string
+	Other string
+}
+
+func (d Decision) describe(start time.Time) string {
+	switch d.Kind {
+	case fence.Failover:
+		return fmt.Sprintf("%s failover %s -> %s", sim.Clock(start, d.At), d.Node, d.Other)
+	case fence.NoCandidate:
+		return fmt.Sprintf("%s failover of %s, no replica eligible", sim.Clock(start, d.At), d.Node)
+	}
+	return fmt.Sprintf("%s %s failed", sim.Clock(start, d.At), d.Node)
+}
+
+// Recorder is an observer that keeps the decisions of a run.
+type Recorder struct{ Decisions []Decision }
+
+// Instant implements sim.Observer.
+func (r *Recorder) Instant(time.Duration, *fence.Engine) {}
+
+// Event implements sim.Observer.
+func (r *Recorder) Event(ev fence.Event) {
+	switch ev.Kind {
+	case fence.Failover, fence.NoCandidate, fence.NodeFailed:
+		r.Decisions = append(r.Decisions, Decision{At: ev.At, Kind: ev.Kind, Node: ev.Node, Other: ev.Other})
+	}
+}
+
+// Compare judges live decisions against simulated ones: the same decisions in the same order
+// (failover or not, which nodes), each within one tick of the simulated time. It returns one
+// line per decision ("agree ..." or "DIFFER ...") and whether all agree.
+func Compare(start time.Time, simulated, live []Decision) ([]string, bool) {
+	var out []string
+	ok := true
+	for i := 0; i < len(simulated) || i < len(live); i++ {
+		switch {
+		case i >= len(live):
+			ok = false
+			out = append(out, "DIFFER  simulated "+simulated[i].describe(start)+"; live: nothing")
+		case i >= len(simulated):
+			ok = false
+			out = append(out, "DIFFER  live "+live[i].describe(start)+"; simulated: nothing")
+		default:
+			s, l := simulated[i], live[i]
+			d := l.At - s.At
+			if s.Kind != l.Kind || s.Node != l.Node || s.Other != l.Other || d > statemap.TickInterval || d < -statemap.TickInterval {
+				ok = false
+				out = append(out, fmt.Sprintf("DIFFER  simulated %s; live %s", s.describe(start), l.describe(start)))
+				continue
+			}
+			out = append(out, fmt.Sprintf("agree   %s (live %+.1fs)", s.describe(start), d.Seconds()))
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, "agree   no failover and no failed node")
+	}
+	return out, ok
+}
+
+// Simulate replays tl in the simulator and returns its decisions.
+func Simulate(tl *sim.Timeline, m *statemap.Map, obs ...sim.Observer) []Decision {
+	rec := &Recorder{}
+	sim.Replay(tl, m, append([]sim.Observer{rec}, obs...)...)
+	return rec.Decisions
+}
