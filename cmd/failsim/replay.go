@@ -12,6 +12,9 @@ func (m *Main) runReplay(ctx context.Context, args []string) error {
 	smFlag := fs.String("statemap", "", "statemap override `FILE` (wins over the timeline's statemap statement)")
 	format := fs.String("format", "text", "output format: text or json")
 	level := logLevelFlag(fs)
+	live := fs.Bool("live", false, "replay live through one proxy per node in front of --mysql, and compare with the simulator")
+	mysqlDSN := fs.String("mysql", "", "with --live: the real server's `DSN`, e.g. 'probe:PASSWORD@tcp(127.0.0.1:3306)/'")
+	speed := fs.Float64("speed", 10, "with --live: how many times faster than the timeline to run")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -34,6 +37,9 @@ func (m *Main) runReplay(ctx context.Context, args []string) error {
 	tl, sm, err := sim.LoadFile(fs.Arg(0), *smFlag)
 	if err != nil {
 		return usageErr(err, "")
+	}
+	if *live {
+		return m.runReplayLive(ctx, fs.Arg(0), tl, sm, *mysqlDSN, *speed, f, log)
 	}
 	log.Debug().Str("timeline", tl.File).Int("events", len(tl.Events)).Msg("replaying")
 	report := sim.NewReport(tl, sm)

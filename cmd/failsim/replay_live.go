@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/rs/zerolog"
+
+	"github.com/failsim/failsim/monitor"
+	"github.com/failsim/failsim/sim"
+	"github.com/failsim/failsim/statemap"
+)
+
+// runReplayLive plays a parsed incident live: one proxy per node in front of the real server
+// at dsn, the faults on the proxies at the timeline's times divided by speed, the real checker
+// probing through them. It prints the live events as they happen, then the simulated and the
+// live decisions side by side and the verdict: agree (exit 0) or differ (exit 1).
+func (m *Main) runReplayLive(ctx context.Context, path string, tl *sim.Timeline, sm *statemap.Map, dsn string, speed float64, f sim.Format, log zerolog.Logger) error {
+	if dsn == "" {
+		return usageErr(fmt.Errorf("replay --live needs --mysql DSN: the real server the proxies forward to"), "failsim replay --live --mysql 'probe:PASSWORD@tcp(127.0.0.1:3306)/' "+path)
+	}
+	if speed <= 0 {
+		return usageErr(fmt.Errorf("--speed %v: want a positive factor such as 10", speed), "")
+	}
+	if cfg, err := mysql.ParseDSN(dsn); err != nil {
+		return usageErr(fmt.Errorf("--mysql: bad DSN: %w", err), "a DSN looks like probe:PASSWORD@tcp(127.0.0.1:3306)/")
+	} else if cfg.Net != "tcp" {
+		return usageErr(fmt.Errorf("--mysql: network %q: the proxies need a tcp DSN", cfg.Net), "a DSN looks like probe:PASSWORD@tcp(127.0.0.1:3306)/")
+	}
+	if err := monitor.WireOnly(tl); err != nil {
+		return usageErr(err, "replay it without --live, or use a wire fault (failsim faults lists them)")
+	}
+	simulated := monitor.Simulate(tl, sm)
+	out := &livePrinter{w: m.Stdout, format: f, start: tl.Start}
+	if f == sim.Text {
+		fmt.Fprintf(m.Stdout, "live replay of %s at %gx: %s of timeline in %s\n", tl.File, speed, tl.End, time.Duration(float64(tl.End)/speed).Round(time.Second))
+	}
+	live, err := monitor.LiveReplay(ctx, monitor.LiveConfig{Timeline: tl, Map: sm, DSN: dsn, Speed: speed, Log: log, Observers: []sim.Observer{out}})
+	if err != nil {
+		return &exitError{code: 1, err: err}
+	}
+	lines, ok := monitor.Compare(tl.Start, simulated, live)
+	if f == sim.JSON {
+		b, _ := json.Marshal(map[string]any{"live_summary": map[string]any{"file": tl.File, "speed": speed, "agree": ok, "decisions": lines}})
+		fmt.Fprintf(m.Stdout, "%s\n", b)
+	} else {
+		fmt.Fprintf(m.Stdout, "\ndecisions, simulated against live (within one tick):\n  %s\n", strings.Join(lines, "\n  "))
+		if ok {
+			fmt.Fprintln(m.Stdout, "verdict: agree")
+		} else {
+			fmt.Fprintln(m.Stdout, "verdict: differ")
+		}
+	}
+	if out.err != nil {
+		return out.err
+	}
+	if !ok {
+		return failedErr()
+	}
+	return nil
+}
