@@ -1,6 +1,10 @@
 package fence
 
-import "github.com/failsim/failsim/statemap"
+import (
+	"time"
+
+	"github.com/failsim/failsim/statemap"
+)
 
 // NodeView is what the engine knows of one node at the current instant.
 type NodeView struct {
@@ -61,3 +65,45 @@ func (e *Engine) Master() int {
 	}
 	return -1
 }
+
+// Steady reports whether a probe of node i ending in c, finishing at any time up to until,
+// would change nothing, provided no other call than Tick is made meanwhile: the node already
+// shows what c shows, and c is ok with no alarm to heal and nothing to recover, or c is bad and
+// there is nothing to raise (its alarm is active, the node is failed, or the cluster is in
+// maintenance). until is the last instant that holds: the tick at which c's active alarm
+// expires (probes count before the tick at an instant), or never. A driver may skip such
+// probes, keeping their schedule.
+func (e *Engine) Steady(i int, c statemap.Condition) (steady bool, until time.Duration) {
+	n := &e.nodes[i]
+	ok := c == statemap.OK
+	to := statemap.Online
+	if !ok {
+		to = e.rules.Rule(c).State
+	}
+	if !n.managerUp || !n.probed || n.state != to || n.lastOK != ok {
+		return false, 0
+	}
+	const never = time.Duration(1<<63 - 1)
+	if ok {
+		if len(n.alarms) > 0 || (n.failed && !n.shunned && e.policy == Automatic) {
+			return false, 0
+		}
+		return true, never
+	}
+	if e.policy == Maintenance || n.failed {
+		return true, never
+	}
+	for _, a := range n.alarms {
+		if a.cond != c {
+			continue
+		}
+		if a.threshold < 0 || a.due() {
+			return true, never // never expires, or waits for a coordinator (a SetManager call)
+		}
+		return true, NextTick(e.now) + time.Duration(a.threshold-a.count-1)*statemap.TickInterval
+	}
+	return false, 0
+}
+
+// LastOK reports whether node i's last finished probe was ok: NodeView.LastOK, without the copy.
+func (e *Engine) LastOK(i int) bool { return e.nodes[i].lastOK }

@@ -431,10 +431,10 @@ func (w *watcher) checkAlarms(at time.Duration, e *fence.Engine) {
 		if n == 0 {
 			continue
 		}
-		v := e.Node(i)
-		if !v.LastOK && w.policy != fence.Maintenance {
+		if !e.LastOK(i) && w.policy != fence.Maintenance {
 			continue
 		}
+		v := e.Node(i)
 		w.buf = e.Alarms(w.buf[:0], i)
 		if len(w.buf) == 0 {
 			w.alarmTotal -= w.alarms[i] // the engine deleted them without saying so

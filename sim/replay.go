@@ -31,7 +31,6 @@ func Replay(tl *Timeline, m *statemap.Map, obs ...Observer) *fence.Engine {
 type probeState struct {
 	outcome  Outcome // what a probe started now would end in
 	busy     bool
-	started  time.Duration
 	finishAt time.Duration
 	result   Outcome
 	next     time.Duration // earliest start of the next probe
@@ -63,20 +62,22 @@ func (r *runner) run() {
 		if r.cp < len(r.checkpoints) {
 			t = min(t, r.checkpoints[r.cp])
 		}
+		due := never // the first probe to finish or start
 		for i := range r.nodes {
 			n := &r.nodes[i]
 			switch {
 			case n.down:
 			case n.busy:
-				t = min(t, n.finishAt)
+				due = min(due, n.finishAt)
 			default:
-				t = min(t, n.next)
+				due = min(due, n.next)
 			}
 		}
+		t = min(t, due)
 		if t > r.tl.End {
 			return
 		}
-		r.instant(t)
+		r.instant(t, due == t)
 		if t == tick {
 			tick = fence.NextTick(t)
 		}
@@ -86,11 +87,28 @@ func (r *runner) run() {
 	}
 }
 
-func (r *runner) instant(t time.Duration) {
+// instant runs virtual time t; probes is false when no probe finishes or starts at t, unless a
+// timeline event at t starts one (a manager coming up).
+func (r *runner) instant(t time.Duration, probes bool) {
 	for ; r.ev < len(r.tl.Events) && r.tl.Events[r.ev].At == t; r.ev++ {
 		r.apply(t, &r.tl.Events[r.ev])
 		r.flush()
+		probes = true
 	}
+	if probes {
+		r.probes(t)
+	}
+	if t > 0 && t%statemap.TickInterval == 0 {
+		r.e.Tick(t)
+		r.flush()
+	}
+	for _, o := range r.obs {
+		o.Instant(t, r.e)
+	}
+}
+
+// probes finishes the probes due at t, then starts those due.
+func (r *runner) probes(t time.Duration) {
 	for i := range r.nodes {
 		n := &r.nodes[i]
 		if n.busy && n.finishAt == t {
@@ -104,23 +122,42 @@ func (r *runner) instant(t time.Duration) {
 		if n.down || n.busy || n.next > t {
 			continue
 		}
-		n.started, n.result = t, n.outcome
-		n.next = t + r.tl.Interval
+		n.result = n.outcome
+		n.next = fence.NextProbeStart(t, t+n.outcome.Took, r.tl.Interval)
+		if r.skipSteady(t, i, n) {
+			continue
+		}
 		if n.outcome.Took == 0 {
 			r.e.Probe(t, i, n.outcome.Condition)
 			continue
 		}
 		n.busy, n.finishAt = true, t+n.outcome.Took
-		n.next = fence.NextProbeStart(t, n.finishAt, r.tl.Interval)
 	}
 	r.flush()
-	if t > 0 && t%statemap.TickInterval == 0 {
-		r.e.Tick(t)
-		r.flush()
+}
+
+// skipSteady skips the probes of node i, starting with the one starting now at t, that would
+// change nothing (fence.Engine.Steady) and finish before the next timeline event: only an event
+// or a tick can change the engine's view of the node, and Steady bounds the ticks. The schedule
+// jumps to the first probe it does not skip, exactly where it would have started; the result is
+// the same as running the skipped probes, without their instants.
+func (r *runner) skipSteady(t time.Duration, i int, n *probeState) bool {
+	steady, until := r.e.Steady(i, n.outcome.Condition)
+	if !steady {
+		return false
 	}
-	for _, o := range r.obs {
-		o.Instant(t, r.e)
+	limit := r.tl.End // a probe finishing after the end does not matter
+	if r.ev < len(r.tl.Events) {
+		limit = r.tl.Events[r.ev].At - 1 // a probe finishing at the event's instant counts after it
 	}
+	limit = min(limit, until)
+	took := n.outcome.Took
+	if limit < t+took {
+		return false
+	}
+	step := max(r.tl.Interval, took)
+	n.next = t + ((limit-t-took)/step+1)*step
+	return true
 }
 
 func (r *runner) apply(t time.Duration, ev *Event) {

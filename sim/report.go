@@ -19,6 +19,8 @@ type Report struct {
 	failovers []fence.Event // Failover and NoCandidate, in order
 	expired   map[string]fence.Event
 	why       map[int]string // failover index -> the expiry that caused it
+	active    int            // alarms raised and not yet healed, cleared or expired
+	buf       []fence.AlarmView
 }
 
 type nodeStory struct {
@@ -45,8 +47,20 @@ func NewReport(tl *Timeline, m *statemap.Map) *Report {
 	return r
 }
 
-// Instant implements Observer.
-func (r *Report) Instant(time.Duration, *fence.Engine) {}
+// Instant implements Observer: at each tick it reads the counts of the alarms still active, so
+// that one the replay ends on is reported with the count it reached.
+func (r *Report) Instant(at time.Duration, e *fence.Engine) {
+	if r.active == 0 || at%statemap.TickInterval != 0 {
+		return
+	}
+	for i := range e.Len() {
+		r.buf = e.Alarms(r.buf[:0], i)
+		n := r.nodes[r.order[i]]
+		for _, a := range r.buf {
+			n.maxCount[a.Condition] = max(n.maxCount[a.Condition], a.Count)
+		}
+	}
+}
 
 // Event implements Observer.
 func (r *Report) Event(ev fence.Event) {
@@ -55,20 +69,24 @@ func (r *Report) Event(ev fence.Event) {
 	case fence.StateChanged, fence.AlarmRaised:
 		if ev.Kind == fence.AlarmRaised {
 			n.raised[ev.Condition] = true
+			r.active++
 		}
 		if ev.Condition != statemap.OK && !n.seen[ev.Condition] {
 			n.seen[ev.Condition] = true
 			n.conds = append(n.conds, ev.Condition)
 		}
 	case fence.AlarmHealed:
+		r.active--
 		if len(n.heals) == 0 || n.heals[len(n.heals)-1] != ev.At {
 			n.heals = append(n.heals, ev.At)
 		}
 		n.maxCount[ev.Condition] = max(n.maxCount[ev.Condition], ev.Count)
 	case fence.AlarmCleared:
+		r.active--
 		n.cleared++
 		n.maxCount[ev.Condition] = max(n.maxCount[ev.Condition], ev.Count)
 	case fence.AlarmExpired:
+		r.active--
 		n.maxCount[ev.Condition] = max(n.maxCount[ev.Condition], ev.Count)
 		n.expired[ev.Condition] = true
 		r.expired[ev.Node] = ev

@@ -1,0 +1,24 @@
+package sim_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/failsim/failsim/sim"
+	"github.com/failsim/failsim/statemap"
+)
+
+// An alarm still active when the replay ends is reported with the count it reached.
+func TestReportCountsActiveAlarm(t *testing.T) {
+	tl, err := sim.Parse("t", []byte("cluster db1:master db2:replica\n00:00:00 db1 freeze\n00:00:30 cluster end\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := statemap.Default()
+	r := sim.NewReport(tl, m)
+	sim.Replay(tl, m, r)
+	want := "  db1: login_response_timeout fails after 8 ticks, but its alarm reached at most 3 before it was reset or the replay ended"
+	if got := r.Verdict(); !slices.Contains(got, want) {
+		t.Errorf("verdict %q lacks %q", got, want)
+	}
+}
