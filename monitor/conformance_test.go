@@ -2,10 +2,15 @@ package monitor
 
 import (
 	"context"
+	"fmt"
+	"github.com/failsim/failsim/statemap"
+	"github.com/rs/zerolog"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
-
 
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/proxy"
@@ -61,5 +66,128 @@ func TestConformanceFaults(t *testing.T) {
 		if k.Wire() && !covered[k] {
 			t.Errorf("wire fault %s has no conformance case", k)
 		}
+	}
+}
+
+// trim cuts the quiet lead-in of a timeline, and its tail two minutes after the last event,
+// so a live replay at 10x spends its time around the events. The cut is a whole number of
+// lcm(interval, tick) before the first event, at least a minute before it: probes and ticks
+// keep their phase, and before the first event every node is healthy with no alarm, so the
+// cut changes nothing. The caller checks that with the simulator. It returns the cut.
+func trim(tl *sim.Timeline) time.Duration {
+	if len(tl.Events) == 0 {
+		return 0
+	}
+	step := lcm(tl.Interval, statemap.TickInterval)
+	first, last := tl.Events[0].At, tl.Events[len(tl.Events)-1].At
+	if tl.Events[len(tl.Events)-1].Kind == sim.End && len(tl.Events) > 1 {
+		last = tl.Events[len(tl.Events)-2].At
+	}
+	cut := max(0, (first-time.Minute)/step*step)
+	tl.Start = tl.Start.Add(cut)
+	for i := range tl.Events {
+		tl.Events[i].At -= cut
+	}
+	tl.End = min(tl.End, last+2*time.Minute) - cut
+	return cut
+}
+
+func lcm(a, b time.Duration) time.Duration {
+	x, y := a, b
+	for y != 0 {
+		x, y = y, x%y
+	}
+	return a / x * b
+}
+
+// wireOnly drops the events of faults a proxy cannot make (unreachable, hostdown, probe):
+// they exist only in the simulator. It returns what it dropped.
+func wireOnly(tl *sim.Timeline) []string {
+	var dropped []string
+	keep := tl.Events[:0]
+	for _, ev := range tl.Events {
+		if ev.Kind == sim.SetFault && !ev.Fault.Kind.Wire() {
+			dropped = append(dropped, fmt.Sprintf("line %d: %s %s", ev.Line, tl.Nodes[ev.Node].Name, ev.Fault))
+			continue
+		}
+		keep = append(keep, ev)
+	}
+	tl.Events = keep
+	return dropped
+}
+
+func shift(ds []Decision, by time.Duration) []Decision {
+	out := make([]Decision, len(ds))
+	for i, d := range ds {
+		d.At += by
+		out[i] = d
+	}
+	return out
+}
+
+// TestConformanceIncidents replays every shipped incident live at 10x, through one proxy per
+// node in front of the real MariaDB, and checks that the live run reaches the simulator's
+// decisions: failover or not, which nodes, each within one tick.
+func TestConformanceIncidents(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the live incidents take minutes")
+	}
+	s := needMariaDB(t)
+	files, _ := filepath.Glob("../testdata/incidents/*.timeline")
+	if len(files) == 0 {
+		t.Fatal("no incidents in ../testdata/incidents")
+	}
+	// Concurrently, each with its own proxies: the runs mostly wait, and t.Parallel would be
+	// limited to GOMAXPROCS at once (two on CI).
+	var wg sync.WaitGroup
+	for _, f := range files {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t.Run(filepath.Base(f), func(t *testing.T) { conformIncident(t, s.DSN(""), f) })
+		}()
+	}
+	wg.Wait()
+}
+
+// conformIncident replays one incident live and compares it with the simulator.
+func conformIncident(t *testing.T, dsn, f string) {
+	data, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := sim.Parse(f, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := statemap.Load(full.Statemap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl, _ := sim.Parse(f, data)
+	if dropped := wireOnly(tl); len(dropped) > 0 {
+		t.Logf("simulator-only faults left out of the live run (and of its simulated twin): %s", strings.Join(dropped, "; "))
+		full, _ = sim.Parse(f, data)
+		wireOnly(full)
+	}
+	cut := trim(tl)
+	want := Simulate(full, m)
+	if got := shift(Simulate(tl, m), cut); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("trimming by %v changed the simulated decisions:\nfull    %v\ntrimmed %v", cut, want, got)
+	}
+	simulated := Simulate(tl, m)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(float64(tl.End)/DefaultSpeed)+time.Minute)
+	defer cancel()
+	start := time.Now()
+	live, err := LiveReplay(ctx, LiveConfig{Timeline: tl, Map: m, DSN: dsn, Speed: DefaultSpeed, Log: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, ok := Compare(tl.Start, simulated, live)
+	if !ok {
+		t.Errorf("live and simulated decisions differ (%s of timeline from %s, at %dx, took %v):\n%s",
+			tl.End, tl.Start.Format("15:04:05"), DefaultSpeed, time.Since(start).Round(time.Second), strings.Join(lines, "\n"))
+	} else {
+		t.Logf("%s of timeline in %v: %s", tl.End, time.Since(start).Round(time.Second), strings.Join(lines, "; "))
 	}
 }
