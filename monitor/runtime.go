@@ -97,7 +97,7 @@ type Runtime struct {
 	lastLook time.Time
 
 	results  chan probeDone
-	cmds     chan func()
+	cmds     chan func() // runs a function on the loop after the due work: the tests synchronise with it
 	inflight atomic.Int64
 	wg       sync.WaitGroup
 }
