@@ -175,6 +175,10 @@ func New(cfg Config) (*Runtime, error) {
 	return r, nil
 }
 
+// Map returns the statemap in force: the runtime's own copy, which a reload overwrites in
+// place. Read it only after Run has returned, or from an observer.
+func (r *Runtime) Map() *statemap.Map { return r.sm }
+
 // Engine returns the engine. Read it only after Run has returned, or from an observer.
 func (r *Runtime) Engine() *fence.Engine { return r.e }
 

@@ -88,7 +88,7 @@ func (m *Main) runWatch(ctx context.Context, args []string) error {
 	start := clk.Now()
 	tl.Start = start
 	out := &livePrinter{w: m.Stdout, format: f, start: start}
-	report := sim.NewReport(tl, nil)
+	report := &lateReport{}
 	hook := &failoverHook{cmd: *onFailover, start: start, stderr: m.Stderr, log: log}
 	rt, err := monitor.New(monitor.Config{
 		Nodes: targets, Statemap: *smFlag, Policy: pol, Interval: *interval, Clock: clk, Log: log,
@@ -99,6 +99,8 @@ func (m *Main) runWatch(ctx context.Context, args []string) error {
 	if err != nil {
 		return usageErr(err, "")
 	}
+	// The report explains its verdict with the statemap in force when the run ends.
+	report.Report = sim.NewReport(tl, rt.Map())
 	log.Info().Int("nodes", len(targets)).Dur("interval", *interval).Dur("timeout", *timeout).Msg("watching")
 	err = rt.Run(ctx)
 	hook.wait()
@@ -108,7 +110,7 @@ func (m *Main) runWatch(ctx context.Context, args []string) error {
 	if out.err != nil {
 		return out.err
 	}
-	return sim.NewPrinter(m.Stdout, f, start).Summary("watch", report, sim.Judge(nil))
+	return sim.NewPrinter(m.Stdout, f, start).Summary("watch", report.Report, sim.Judge(nil))
 }
 
 func parseFormat(s string) (sim.Format, error) {
@@ -253,3 +255,7 @@ func (h *failoverHook) Event(ev fence.Event) {
 
 // wait waits for the commands still running.
 func (h *failoverHook) wait() { h.wg.Wait() }
+
+// lateReport is a sim.Report made once the runtime exists, so that it explains the verdict
+// with the runtime's statemap.
+type lateReport struct{ *sim.Report }
