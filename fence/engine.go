@@ -231,6 +231,10 @@ func (e *Engine) act(i int, a alarm) {
 	e.emit(Event{Kind: NoCandidate, Node: n.name, Condition: a.cond, Detail: "no replica is in service with an ok last probe"})
 }
 
+// SetMap puts statemap m in force (a reload of an edited file): probes from now on follow it;
+// alarms already raised keep the threshold and action they were raised with.
+func (e *Engine) SetMap(m *statemap.Map) { e.rules = m }
+
 // SetPolicy changes the cluster's policy at time at. Entering maintenance deletes every alarm:
 // detection starts afresh with the first probe after leaving it.
 func (e *Engine) SetPolicy(at time.Duration, p Policy) {

@@ -152,3 +152,27 @@ func TestTimeBackwardsPanics(t *testing.T) {
 	}()
 	e.Tick(10 * s)
 }
+
+// SetMap: probes after it follow the new map; alarms raised before keep their threshold.
+func TestSetMap(t *testing.T) {
+	e := newTest(t, Automatic, Master, Replica)
+	e.Probe(0, 1, statemap.SocketConnectTimeout) // threshold 8 under the defaults
+	aggressive, err := statemap.FromBytes("a", []byte("socket_connect_timeout.state=timeout\nsocket_connect_timeout.threshold=1\nsocket_connect_timeout.action=fail\nquery_results_timeout.state=suspect\nquery_results_timeout.threshold=1\nquery_results_timeout.action=fail\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.SetMap(aggressive)
+	e.Probe(5*s, 1, statemap.QueryResultsTimeout)
+	if v := e.Node(1); v.State != statemap.Suspect {
+		t.Fatalf("state %s, want the new map's suspect", v.State)
+	}
+	e.Ready()
+	e.Tick(10 * s)
+	evs := e.Ready()
+	if got := kinds(evs); got != "alarm-expired failed" || evs[0].Condition != statemap.QueryResultsTimeout {
+		t.Fatalf("tick: %s %+v", got, evs)
+	}
+	if a := e.Alarms(nil, 1); len(a) != 1 || a[0].Threshold != 8 {
+		t.Fatalf("the old alarm changed: %+v", a)
+	}
+}

@@ -145,11 +145,8 @@ func New(cfg Config) (*Runtime, error) {
 			return nil, err
 		}
 	}
-	r := &Runtime{cfg: cfg, clk: cfg.Clock, log: cfg.Log, speed: cfg.Speed, sm: new(statemap.Map),
+	r := &Runtime{cfg: cfg, clk: cfg.Clock, log: cfg.Log, speed: cfg.Speed, sm: loaded,
 		results: make(chan probeDone, len(cfg.Nodes)), cmds: make(chan func())}
-	// A private copy: reloads overwrite it in place, which the engine then sees. Nobody else
-	// holds it, and only the loop touches it.
-	*r.sm = *loaded
 	if cfg.Statemap != "" {
 		r.smStamp, _ = statOf(cfg.Statemap)
 	}
@@ -175,8 +172,8 @@ func New(cfg Config) (*Runtime, error) {
 	return r, nil
 }
 
-// Map returns the statemap in force: the runtime's own copy, which a reload overwrites in
-// place. Read it only after Run has returned, or from an observer.
+// Map returns the statemap in force; a reload replaces it. Read it only after Run has
+// returned, or from an observer.
 func (r *Runtime) Map() *statemap.Map { return r.sm }
 
 // Engine returns the engine. Read it only after Run has returned, or from an observer.
@@ -470,7 +467,8 @@ func (r *Runtime) maybeReload() {
 		r.log.Warn().Err(err).Msg("statemap edit rejected: keeping the last good map")
 		return
 	}
-	*r.sm = *m
+	r.sm = m
+	r.e.SetMap(m)
 	r.log.Info().Str("statemap", r.cfg.Statemap).Msg("statemap reloaded: new probes follow it; raised alarms keep their threshold")
 }
 

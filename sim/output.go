@@ -48,6 +48,14 @@ func (p *Printer) Event(ev fence.Event) {
 	_, p.err = fmt.Fprintf(p.w, "%s %s\n", Clock(p.start, ev.At), Describe(ev))
 }
 
+// Flush writes out the events buffered so far, for a live run that prints as it goes.
+func (p *Printer) Flush() error {
+	if p.err != nil {
+		return p.err
+	}
+	return p.w.Flush()
+}
+
 func (p *Printer) json(v any) {
 	b, err := json.Marshal(v)
 	if err != nil {

@@ -35,7 +35,7 @@ func (m *Main) runReplayLive(ctx context.Context, path string, tl *sim.Timeline,
 		return usageErr(err, "replay it without --live, or use a wire fault (failsim faults lists them)")
 	}
 	simulated := monitor.Simulate(tl, sm)
-	out := &livePrinter{w: m.Stdout, format: f, start: tl.Start}
+	out := newLivePrinter(m.Stdout, f, tl.Start)
 	if f == sim.Text {
 		fmt.Fprintf(m.Stdout, "live replay of %s at %gx: %s of timeline in %s\n", tl.File, speed, tl.End, time.Duration(float64(tl.End)/speed).Round(time.Second))
 	}

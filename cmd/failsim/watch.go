@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -87,7 +86,7 @@ func (m *Main) runWatch(ctx context.Context, args []string) error {
 	clk := clock.New()
 	start := clk.Now()
 	tl.Start = start
-	out := &livePrinter{w: m.Stdout, format: f, start: start}
+	out := newLivePrinter(m.Stdout, f, start)
 	report := &lateReport{}
 	hook := &failoverHook{cmd: *onFailover, start: start, stderr: m.Stderr, log: log}
 	rt, err := monitor.New(monitor.Config{
@@ -191,27 +190,24 @@ func serveMetrics(addr string, metrics *monitor.Metrics, log zerolog.Logger) (st
 
 // livePrinter writes each event the moment it happens, in replay's format.
 type livePrinter struct {
-	w      io.Writer
-	format sim.Format
-	start  time.Time
-	err    error
+	p   *sim.Printer
+	err error
+}
+
+func newLivePrinter(w io.Writer, f sim.Format, start time.Time) *livePrinter {
+	return &livePrinter{p: sim.NewPrinter(w, f, start)}
 }
 
 // Instant implements sim.Observer.
-func (p *livePrinter) Instant(time.Duration, *fence.Engine) {}
+func (l *livePrinter) Instant(time.Duration, *fence.Engine) {}
 
-// Event implements sim.Observer. sim.Printer buffers until its summary, so each event goes
-// through a printer of its own and only its event line is kept.
-func (p *livePrinter) Event(ev fence.Event) {
-	if p.err != nil {
+// Event implements sim.Observer: the line is written out at once.
+func (l *livePrinter) Event(ev fence.Event) {
+	if l.err != nil {
 		return
 	}
-	var b bytes.Buffer
-	one := sim.NewPrinter(&b, p.format, p.start)
-	one.Event(ev)
-	one.Summary("", sim.NewReport(&sim.Timeline{}, nil), nil)
-	line, _, _ := strings.Cut(b.String(), "\n")
-	_, p.err = io.WriteString(p.w, line+"\n")
+	l.p.Event(ev)
+	l.err = l.p.Flush()
 }
 
 // failoverHook runs the --on-failover command at each failover, in the background.
