@@ -39,6 +39,7 @@ type Engine struct {
 	policy      Policy
 	coordinator int // index of the coordinator, -1 when no manager is up
 	now         time.Duration
+	lastTick    time.Duration // the last Tick's time; 0 before any
 	out         []Event
 }
 
@@ -152,6 +153,7 @@ func (e *Engine) Probe(at time.Duration, i int, c statemap.Condition) {
 // whose count reaches its threshold expires. In maintenance nothing is ticked.
 func (e *Engine) Tick(at time.Duration) {
 	e.advance(at)
+	e.lastTick = at
 	if e.policy == Maintenance {
 		return
 	}

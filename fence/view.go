@@ -71,8 +71,9 @@ func (e *Engine) Master() int {
 // shows what c shows, and c is ok with no alarm to heal and nothing to recover, or c is bad and
 // there is nothing to raise (its alarm is active, the node is failed, or the cluster is in
 // maintenance). until is the last instant that holds: the tick at which c's active alarm
-// expires (probes count before the tick at an instant), or never. A driver may skip such
-// probes, keeping their schedule.
+// expires (probes count before the tick at an instant), or never. It assumes the driver ticks
+// every TickInterval, as the simulator does. A driver may skip such probes, keeping their
+// schedule.
 func (e *Engine) Steady(i int, c statemap.Condition) (steady bool, until time.Duration) {
 	n := &e.nodes[i]
 	ok := c == statemap.OK
@@ -100,7 +101,9 @@ func (e *Engine) Steady(i int, c statemap.Condition) (steady bool, until time.Du
 		if a.threshold < 0 || a.due() {
 			return true, never // never expires, or waits for a coordinator (a SetManager call)
 		}
-		return true, NextTick(e.now) + time.Duration(a.threshold-a.count-1)*statemap.TickInterval
+		// The next tick is the one after the last: at an instant that is a tick, probes
+		// count before it.
+		return true, NextTick(e.lastTick) + time.Duration(a.threshold-a.count-1)*statemap.TickInterval
 	}
 	return false, 0
 }
