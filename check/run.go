@@ -199,6 +199,7 @@ type replayer struct {
 	m     *statemap.Map
 	specs [][]string
 	hit   []int
+	buf   traceBuf
 }
 
 func newReplayer(g *Generator, m *statemap.Map, specs []Spec) *replayer {
@@ -211,7 +212,7 @@ func newReplayer(g *Generator, m *statemap.Map, specs []Spec) *replayer {
 
 // run replays trace i of seed and returns the indexes of the properties it violates.
 func (r *replayer) run(seed uint64, i int) []int {
-	tl := r.g.Trace(TraceRand(seed, i))
+	tl := r.g.traceInto(&r.buf, TraceRand(seed, i))
 	set, err := r.set(tl)
 	if err != nil {
 		panic("check: the properties checked at start no longer build: " + err.Error())

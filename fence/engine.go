@@ -162,10 +162,15 @@ func (e *Engine) Tick(at time.Duration) {
 		if len(n.alarms) == 0 {
 			continue
 		}
+		due := false
 		for j := range n.alarms {
-			n.alarms[j].count++
+			a := &n.alarms[j]
+			a.count++
+			due = due || a.due()
 		}
-		e.expireDue(i)
+		if due {
+			e.expireDue(i)
+		}
 	}
 }
 

@@ -72,8 +72,7 @@ func (e *Engine) Master() int {
 // there is nothing to raise (its alarm is active, the node is failed, or the cluster is in
 // maintenance). until is the last instant that holds: the tick at which c's active alarm
 // expires (probes count before the tick at an instant), or never. It assumes the driver ticks
-// every TickInterval, as the simulator does. A driver may skip such probes, keeping their
-// schedule.
+// every TickInterval. A driver may skip such probes, keeping their schedule.
 func (e *Engine) Steady(i int, c statemap.Condition) (steady bool, until time.Duration) {
 	n := &e.nodes[i]
 	ok := c == statemap.OK
@@ -103,7 +102,8 @@ func (e *Engine) Steady(i int, c statemap.Condition) (steady bool, until time.Du
 		}
 		// The next tick is the one after the last: at an instant that is a tick, probes
 		// count before it.
-		return true, NextTick(e.lastTick) + time.Duration(a.threshold-a.count-1)*statemap.TickInterval
+		// At an instant that is a tick, probes count before it: the next tick may be now.
+		return true, NextTick(max(e.lastTick, e.now-1)) + time.Duration(a.threshold-a.count-1)*statemap.TickInterval
 	}
 	return false, 0
 }

@@ -259,6 +259,9 @@ func (w *watcher) Event(ev fence.Event) {
 	if !w.started {
 		w.start()
 	}
+	if len(w.watch) > 0 {
+		w.overdue(ev.At)
+	}
 	i := -1
 	if ev.Node != "" {
 		i = w.node(ev.Node)
@@ -451,6 +454,25 @@ func (w *watcher) checkAlarms(at time.Duration, e *fence.Engine) {
 	}
 }
 
+// overdue judges the watched faults whose deadline passed before at, before an event at at can
+// drop them: the replay tells of no instant at which nothing was decided, so the first word of
+// a late fence may be the fence itself. Until at the gates stayed as the last instant saw them.
+func (w *watcher) overdue(at time.Duration) {
+	w.watch = slices.DeleteFunc(w.watch, func(d deathWatch) bool {
+		if !d.armed || d.deadline >= at {
+			return false
+		}
+		w.failLate(d)
+		return true
+	})
+}
+
+// failLate reports a watched fault not fenced by its deadline, as found at the deadline.
+func (w *watcher) failLate(d deathWatch) {
+	w.fail(pDetectsDeath, d.deadline, "master %s has had fault %s (%s) since %s and was not fenced by %s, %s after it",
+		w.tl.Nodes[d.node].Name, d.f, d.cond, Clock(w.tl.Start, d.since), Clock(w.tl.Start, d.deadline), d.deadline-d.since)
+}
+
 // checkDeaths judges the watched faults: one on a node that is not the master in service, or
 // with no coordinator, is dropped; one past its deadline is a violation.
 func (w *watcher) checkDeaths(at time.Duration, e *fence.Engine) {
@@ -461,8 +483,7 @@ func (w *watcher) checkDeaths(at time.Duration, e *fence.Engine) {
 			return true
 		}
 		if d.armed && at >= d.deadline {
-			w.fail(pDetectsDeath, at, "master %s has had fault %s (%s) since %s and was not fenced by %s, %s after it",
-				v.Name, d.f, d.cond, Clock(w.tl.Start, d.since), Clock(w.tl.Start, d.deadline), d.deadline-d.since)
+			w.failLate(d)
 			return true
 		}
 		return false

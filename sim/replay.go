@@ -14,7 +14,9 @@ import (
 // At one instant the order is: timeline events, then finished probes, then new probe starts
 // (a probe that finishes when it starts counts at once), then the timekeeper tick. Each node's
 // probes start at t=0 and then at NextProbeStart; a node whose manager is down starts none and
-// its probe under way is lost.
+// its probe under way is lost. Observers are told of every instant at which something was
+// decided, every checkpoint and the end; a tick that decides nothing, alone at its instant, is
+// not one.
 func Replay(tl *Timeline, m *statemap.Map, obs ...Observer) *fence.Engine {
 	e := fence.New(fence.Config{Nodes: tl.Nodes, Map: m, Policy: tl.Policy})
 	r := runner{tl: tl, e: e, obs: obs, nodes: make([]probeState, len(tl.Nodes))}
@@ -73,13 +75,25 @@ func (r *runner) run() {
 				due = min(due, n.next)
 			}
 		}
-		t = min(t, due)
-		if t > r.tl.End {
-			return
-		}
-		r.instant(t, due == t)
+		t = min(t, due, r.tl.End)
 		if t == tick {
 			tick = fence.NextTick(t)
+			if t < due && (r.ev >= len(r.tl.Events) || r.tl.Events[r.ev].At > t) &&
+				(r.cp >= len(r.checkpoints) || r.checkpoints[r.cp] > t) && t != r.tl.End {
+				// Nothing but the tick at this instant: if it decides nothing, the
+				// observers have nothing to look at.
+				r.e.Tick(t)
+				if r.flush() {
+					for _, o := range r.obs {
+						o.Instant(t, r.e)
+					}
+				}
+				continue
+			}
+		}
+		r.instant(t, due == t)
+		if t == r.tl.End {
+			return
 		}
 		for r.cp < len(r.checkpoints) && r.checkpoints[r.cp] <= t {
 			r.cp++
@@ -190,14 +204,13 @@ func (r *runner) note(ev fence.Event) {
 	}
 }
 
-func (r *runner) flush() {
+// flush tells the observers of the engine's events; it reports whether there were any.
+func (r *runner) flush() bool {
 	evs := r.e.Ready()
-	if len(r.obs) == 0 {
-		return
-	}
 	for _, ev := range evs {
 		for _, o := range r.obs {
 			o.Event(ev)
 		}
 	}
+	return len(evs) > 0
 }

@@ -47,10 +47,10 @@ func NewReport(tl *Timeline, m *statemap.Map) *Report {
 	return r
 }
 
-// Instant implements Observer: at each tick it reads the counts of the alarms still active, so
-// that one the replay ends on is reported with the count it reached.
+// Instant implements Observer: at ticks and at the end it reads the counts of the alarms still
+// active, so that those the run ends on are reported with the count they reached.
 func (r *Report) Instant(at time.Duration, e *fence.Engine) {
-	if r.active == 0 || at%statemap.TickInterval != 0 {
+	if r.active == 0 || (at != r.tl.End && at%statemap.TickInterval != 0) {
 		return
 	}
 	for i := range e.Len() {
