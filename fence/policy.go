@@ -47,3 +47,14 @@ func (r Role) String() string {
 	}
 	return "replica"
 }
+
+// ParseRole reads a configured role: master or replica.
+func ParseRole(s string) (Role, bool) {
+	switch s {
+	case "master":
+		return Master, true
+	case "replica":
+		return Replica, true
+	}
+	return 0, false
+}

@@ -236,25 +236,7 @@ func (r *Runtime) nextDue() time.Duration {
 		// An instant waits for its probes: their results wake the loop, or atOnce passes.
 		return r.waiting + time.Duration(float64(atOnce)*r.speed)
 	}
-	t := r.nextTick
-	if r.action < len(r.cfg.Actions) {
-		t = min(t, r.cfg.Actions[r.action].At)
-	}
-	if r.cp < len(r.cps) {
-		t = min(t, r.cps[r.cp])
-	}
-	if r.cfg.End > 0 {
-		t = min(t, r.cfg.End)
-	}
-	for i := range r.nodes {
-		n := &r.nodes[i]
-		for _, d := range n.held {
-			t = min(t, d.finish)
-		}
-		if !n.down && !n.busy {
-			t = min(t, n.next)
-		}
-	}
+	t := r.nextInstant()
 	if r.cfg.Statemap != "" {
 		// Look at the file again in ReloadEvery of real time.
 		v := time.Duration(float64(r.lastLook.Add(r.cfg.ReloadEvery).Sub(r.t0)) * r.speed)

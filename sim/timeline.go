@@ -169,15 +169,12 @@ func (p *parser) cluster(w []string) error {
 		if _, dup := p.nodes[name]; dup {
 			return p.errf("node %q is named twice", name)
 		}
-		var r fence.Role
-		switch role {
-		case "master":
-			r = fence.Master
-			masters++
-		case "replica":
-			r = fence.Replica
-		default:
+		r, ok := fence.ParseRole(role)
+		if !ok {
 			return p.errf("node %q: role %q: want master or replica", name, role)
+		}
+		if r == fence.Master {
+			masters++
 		}
 		p.nodes[name] = len(nodes)
 		nodes = append(nodes, fence.NodeConfig{Name: name, Role: r})

@@ -144,15 +144,12 @@ func parseNodes(specs []string, budget time.Duration, query string) ([]monitor.N
 			return nil, usageErr(fmt.Errorf("--node %s: node named twice", name), "")
 		}
 		seen[name] = true
-		var r fence.Role
-		switch role {
-		case "master":
-			r = fence.Master
-			masters++
-		case "replica":
-			r = fence.Replica
-		default:
+		r, ok := fence.ParseRole(role)
+		if !ok {
 			return nil, usageErr(fmt.Errorf("--node %s: role %q: want master or replica", name, role), "")
+		}
+		if r == fence.Master {
+			masters++
 		}
 		c, err := monitor.NewChecker(monitor.CheckerConfig{DSN: dsn, Budget: budget, Query: query})
 		if err != nil {
