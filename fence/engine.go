@@ -68,11 +68,13 @@ type alarm struct {
 func New(cfg Config) *Engine {
 	e := &Engine{rules: cfg.Map, policy: cfg.Policy, coordinator: -1}
 	masters := 0
-	for _, n := range cfg.Nodes {
+	e.nodes = make([]node, 0, len(cfg.Nodes))
+	room := make([]alarm, 4*len(cfg.Nodes)) // four alarms a node before any grows on its own
+	for i, n := range cfg.Nodes {
 		if n.Role == Master {
 			masters++
 		}
-		e.nodes = append(e.nodes, node{name: n.Name, role: n.Role, managerUp: true, alarms: make([]alarm, 0, 4)})
+		e.nodes = append(e.nodes, node{name: n.Name, role: n.Role, managerUp: true, alarms: room[4*i : 4*i : 4*i+4]})
 	}
 	if masters > 1 {
 		panic("fence: more than one master configured")

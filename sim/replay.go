@@ -31,12 +31,12 @@ func Replay(tl *Timeline, m *statemap.Map, obs ...Observer) *fence.Engine {
 }
 
 type probeState struct {
-	outcome  Outcome // what a probe started now would end in
-	busy     bool
-	finishAt time.Duration
-	result   Outcome
-	next     time.Duration // earliest start of the next probe
-	down     bool          // the node's manager is down: no probes
+	outcome Outcome       // what a probe started now would end in
+	result  Outcome       // what the probe under way ends in
+	busy    bool          // a probe is under way; it finishes at at
+	down    bool          // the node's manager is down: no probes
+	next    time.Duration // earliest start of the next probe
+	at      time.Duration // when the node next needs the runner: its probe's finish, its next start, or never
 }
 
 type runner struct {
@@ -66,14 +66,7 @@ func (r *runner) run() {
 		}
 		due := never // the first probe to finish or start
 		for i := range r.nodes {
-			n := &r.nodes[i]
-			switch {
-			case n.down:
-			case n.busy:
-				due = min(due, n.finishAt)
-			default:
-				due = min(due, n.next)
-			}
+			due = min(due, r.nodes[i].at)
 		}
 		t = min(t, due, r.tl.End)
 		if t == tick {
@@ -125,19 +118,20 @@ func (r *runner) instant(t time.Duration, probes bool) {
 func (r *runner) probes(t time.Duration) {
 	for i := range r.nodes {
 		n := &r.nodes[i]
-		if n.busy && n.finishAt == t {
-			n.busy = false
+		if n.busy && n.at == t {
+			n.busy, n.at = false, n.next
 			r.e.Probe(t, i, n.result.Condition)
 		}
 	}
 	r.flush()
 	for i := range r.nodes {
 		n := &r.nodes[i]
-		if n.down || n.busy || n.next > t {
-			continue
+		if n.at > t {
+			continue // down, busy, or not yet
 		}
 		n.result = n.outcome
 		n.next = fence.NextProbeStart(t, t+n.outcome.Took, r.tl.Interval)
+		n.at = n.next
 		if r.skipSteady(t, i, n) {
 			continue
 		}
@@ -145,7 +139,7 @@ func (r *runner) probes(t time.Duration) {
 			r.e.Probe(t, i, n.outcome.Condition)
 			continue
 		}
-		n.busy, n.finishAt = true, t+n.outcome.Took
+		n.busy, n.at = true, t+n.outcome.Took
 	}
 	r.flush()
 }
@@ -171,6 +165,7 @@ func (r *runner) skipSteady(t time.Duration, i int, n *probeState) bool {
 	}
 	step := max(r.tl.Interval, took)
 	n.next = t + ((limit-t-took)/step+1)*step
+	n.at = n.next
 	return true
 }
 
@@ -181,12 +176,12 @@ func (r *runner) apply(t time.Duration, ev *Event) {
 		r.note(fence.Event{At: t, Kind: fence.FaultInjected, Node: r.tl.Nodes[ev.Node].Name, Detail: ev.Fault.String()})
 	case ManagerDown:
 		n := &r.nodes[ev.Node]
-		n.down, n.busy = true, false
+		n.down, n.busy, n.at = true, false, never
 		r.e.SetManager(t, ev.Node, false)
 	case ManagerUp:
 		n := &r.nodes[ev.Node]
 		if n.down {
-			n.down, n.next = false, t
+			n.down, n.next, n.at = false, t, t
 		}
 		r.e.SetManager(t, ev.Node, true)
 	case SetPolicy:
