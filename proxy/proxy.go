@@ -47,10 +47,38 @@ type Proxy struct {
 	cancel      context.CancelFunc
 }
 
+// Validate checks cfg without binding anything: at least one node, names given once, valid
+// modes and addresses. An error here is bad input; New can fail after it only on the network.
+func (cfg Config) Validate() error {
+	if len(cfg.Nodes) == 0 {
+		return errors.New("no nodes")
+	}
+	seen := map[string]bool{}
+	for _, nc := range cfg.Nodes {
+		if nc.Name == "" {
+			return errors.New("node with an empty name")
+		}
+		if seen[nc.Name] {
+			return fmt.Errorf("node %s given twice", nc.Name)
+		}
+		seen[nc.Name] = true
+		if err := nc.Mode.validate(); err != nil {
+			return fmt.Errorf("node %s: %w", nc.Name, err)
+		}
+		if _, err := net.ResolveTCPAddr("tcp", nc.Listen); err != nil {
+			return fmt.Errorf("node %s: listen address %q: %w", nc.Name, nc.Listen, err)
+		}
+		if _, _, err := net.SplitHostPort(nc.Upstream); err != nil {
+			return fmt.Errorf("node %s: upstream address %q: %w", nc.Name, nc.Upstream, err)
+		}
+	}
+	return nil
+}
+
 // New binds every node's listener and starts forwarding. Close releases everything.
 func New(cfg Config) (*Proxy, error) {
-	if len(cfg.Nodes) == 0 {
-		return nil, errors.New("no nodes")
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
 	p := &Proxy{
 		nodes:       map[string]*Node{},
@@ -76,23 +104,11 @@ func New(cfg Config) (*Proxy, error) {
 	return p, nil
 }
 
-// addNode validates and starts one node.
+// addNode starts one node of a validated config.
 func (p *Proxy) addNode(nc NodeConfig) error {
-	if nc.Name == "" {
-		return errors.New("node with an empty name")
-	}
-	if _, dup := p.nodes[nc.Name]; dup {
-		return fmt.Errorf("node %s given twice", nc.Name)
-	}
-	if err := nc.Mode.validate(); err != nil {
-		return fmt.Errorf("node %s: %w", nc.Name, err)
-	}
 	addr, err := net.ResolveTCPAddr("tcp", nc.Listen)
 	if err != nil {
 		return fmt.Errorf("node %s: listen address %q: %w", nc.Name, nc.Listen, err)
-	}
-	if _, _, err := net.SplitHostPort(nc.Upstream); err != nil {
-		return fmt.Errorf("node %s: upstream address %q: %w", nc.Name, nc.Upstream, err)
 	}
 	n := &Node{p: p, name: nc.Name, upstream: nc.Upstream, addr: addr, seedHi: nameSeed(nc.Name), conns: map[*conn]struct{}{}}
 	// Bind first to learn the real port, then apply the starting mode.

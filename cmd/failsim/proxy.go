@@ -92,6 +92,9 @@ func (m *Main) runProxyServe(ctx context.Context, args []string) error {
 	if len(cfg.Nodes) == 0 {
 		return usageErr(errors.New("proxy: no nodes"), "give --node db1=127.0.0.1:4001,127.0.0.1:3306 or --config FILE")
 	}
+	if err := cfg.Validate(); err != nil {
+		return usageErr(fmt.Errorf("proxy: %w", err), "")
+	}
 	if !isLoopback(*control) && *token == "" {
 		return usageErr(fmt.Errorf("proxy: --control %s is not a loopback address and there is no --control-token", *control),
 			"anyone who reaches the control API can break your database links: give --control-token")
