@@ -34,6 +34,19 @@ func (m *Main) runReplayLive(ctx context.Context, path string, tl *sim.Timeline,
 	if err := monitor.WireOnly(tl); err != nil {
 		return usageErr(err, "replay it without --live, or use a wire fault (failsim faults lists them)")
 	}
+	// One probe straight to the server first: a replay whose every probe fails at login says
+	// nothing about the faults, and takes minutes to say it.
+	checker, err := monitor.NewChecker(monitor.CheckerConfig{DSN: dsn, Budget: tl.Timeout})
+	if err != nil {
+		return usageErr(fmt.Errorf("--mysql: %w", err), "")
+	}
+	if r := checker.Probe(ctx); r.Condition != statemap.OK {
+		hint := "the live replay needs a running server that the probe user can log in to and query"
+		if r.Condition == statemap.WrongCredentials {
+			hint = "check the user and password; MariaDB matches an anonymous ''@'localhost' user before 'probe'@'%': create 'probe'@'127.0.0.1' or drop the anonymous users"
+		}
+		return usageErr(fmt.Errorf("--mysql: a probe of %s with no fault ended in %s: %v", checker.Addr(), r.Condition, r.Err), hint)
+	}
 	simulated := monitor.Simulate(tl, sm)
 	out := newLivePrinter(m.Stdout, f, tl.Start)
 	if f == sim.Text {
