@@ -23,15 +23,8 @@ func replay(t *testing.T, path string, f sim.Format) ([]byte, bool) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	report := sim.NewReport(tl, sm)
-	printer := sim.NewPrinter(&out, f, tl.Start)
-	obs := []sim.Observer{printer, report}
-	for _, x := range tl.Expects {
-		obs = append(obs, x)
-	}
-	sim.Replay(tl, sm, obs...)
-	results := sim.Judge(tl.Expects)
-	if err := printer.Summary(tl.File, report, results); err != nil {
+	results, err := sim.Run(&out, f, tl, sm)
+	if err != nil {
 		t.Fatal(err)
 	}
 	ok := true

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/statemap"
 )
 
 // Format is an output format of replay.
@@ -246,4 +247,18 @@ func (p *Printer) Summary(file string, r *Report, results []ExpectResult) error 
 		return p.err
 	}
 	return p.w.Flush()
+}
+
+// Run is failsim replay: it replays tl under m, writes every event and then the verdict and the
+// expectations' results to w in format f, and returns those results in timeline order.
+func Run(w io.Writer, f Format, tl *Timeline, m *statemap.Map) ([]ExpectResult, error) {
+	report := NewReport(tl, m)
+	printer := NewPrinter(w, f, tl.Start)
+	obs := []Observer{printer, report}
+	for _, x := range tl.Expects {
+		obs = append(obs, x)
+	}
+	Replay(tl, m, obs...)
+	results := Judge(tl.Expects)
+	return results, printer.Summary(tl.File, report, results)
 }

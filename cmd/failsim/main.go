@@ -17,6 +17,8 @@ import (
 	"syscall"
 
 	"github.com/rs/zerolog"
+
+	"github.com/failsim/failsim/sim"
 )
 
 // Main holds what a run of the command writes to. Tests and main share it.
@@ -154,4 +156,15 @@ func (m *Main) newLogger(level string) (zerolog.Logger, error) {
 	}
 	w := zerolog.ConsoleWriter{Out: m.Stderr, NoColor: true, PartsExclude: []string{zerolog.TimestampFieldName}}
 	return zerolog.New(w).Level(lvl), nil
+}
+
+// parseFormat reads --format: text or json.
+func parseFormat(s string) (sim.Format, error) {
+	switch s {
+	case "text":
+		return sim.Text, nil
+	case "json":
+		return sim.JSON, nil
+	}
+	return 0, usageErr(fmt.Errorf("--format %q: want text or json", s), "")
 }

@@ -22,14 +22,9 @@ func (m *Main) runReplay(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	var f sim.Format
-	switch *format {
-	case "text":
-		f = sim.Text
-	case "json":
-		f = sim.JSON
-	default:
-		return usageErr(fmt.Errorf("--format %q: want text or json", *format), "")
+	f, err := parseFormat(*format)
+	if err != nil {
+		return err
 	}
 	if fs.NArg() != 1 {
 		return usageErr(fmt.Errorf("replay takes one timeline file, got %d arguments", fs.NArg()), "failsim replay testdata/incidents/ebs-stall.timeline")
@@ -42,15 +37,8 @@ func (m *Main) runReplay(ctx context.Context, args []string) error {
 		return m.runReplayLive(ctx, fs.Arg(0), tl, sm, *mysqlDSN, *speed, f, log)
 	}
 	log.Debug().Str("timeline", tl.File).Int("events", len(tl.Events)).Msg("replaying")
-	report := sim.NewReport(tl, sm)
-	printer := sim.NewPrinter(m.Stdout, f, tl.Start)
-	obs := []sim.Observer{printer, report}
-	for _, x := range tl.Expects {
-		obs = append(obs, x)
-	}
-	sim.Replay(tl, sm, obs...)
-	results := sim.Judge(tl.Expects)
-	if err := printer.Summary(tl.File, report, results); err != nil {
+	results, err := sim.Run(m.Stdout, f, tl, sm)
+	if err != nil {
 		return err
 	}
 	for _, r := range results {

@@ -112,16 +112,6 @@ func (m *Main) runWatch(ctx context.Context, args []string) error {
 	return sim.NewPrinter(m.Stdout, f, start).Summary("watch", report.Report, sim.Judge(nil))
 }
 
-func parseFormat(s string) (sim.Format, error) {
-	switch s {
-	case "text":
-		return sim.Text, nil
-	case "json":
-		return sim.JSON, nil
-	}
-	return 0, usageErr(fmt.Errorf("--format %q: want text or json", s), "")
-}
-
 // parseNodes reads the --node flags into checkers. No error repeats a DSN: it holds a password.
 func parseNodes(specs []string, budget time.Duration, query string) ([]monitor.Node, error) {
 	const hint = "--node db1:master='probe:PASSWORD@tcp(10.0.0.1:3306)/' --node db2:replica=..."
