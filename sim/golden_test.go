@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -23,7 +24,7 @@ func replay(t *testing.T, path string, f sim.Format) ([]byte, bool) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	results, err := sim.Run(&out, f, tl, sm)
+	results, err := sim.Run(context.Background(), &out, f, tl, sm)
 	if err != nil {
 		t.Fatal(err)
 	}

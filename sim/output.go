@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -250,15 +251,19 @@ func (p *Printer) Summary(file string, r *Report, results []ExpectResult) error 
 }
 
 // Run is failsim replay: it replays tl under m, writes every event and then the verdict and the
-// expectations' results to w in format f, and returns those results in timeline order.
-func Run(w io.Writer, f Format, tl *Timeline, m *statemap.Map) ([]ExpectResult, error) {
+// expectations' results to w in format f, and returns those results in timeline order. When ctx
+// is done first it stops, writes the events so far and no verdict, and returns ctx's error.
+func Run(ctx context.Context, w io.Writer, f Format, tl *Timeline, m *statemap.Map) ([]ExpectResult, error) {
 	report := NewReport(tl, m)
 	printer := NewPrinter(w, f, tl.Start)
 	obs := []Observer{printer, report}
 	for _, x := range tl.Expects {
 		obs = append(obs, x)
 	}
-	Replay(tl, m, obs...)
+	if _, err := ReplayContext(ctx, tl, m, obs...); err != nil {
+		printer.Flush()
+		return nil, err
+	}
 	results := Judge(tl.Expects)
 	return results, printer.Summary(tl.File, report, results)
 }

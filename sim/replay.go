@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"slices"
 	"time"
 
@@ -18,16 +19,26 @@ import (
 // decided, every checkpoint and the end; a tick that decides nothing, alone at its instant, is
 // not one.
 func Replay(tl *Timeline, m *statemap.Map, obs ...Observer) *fence.Engine {
+	e, _ := ReplayContext(context.Background(), tl, m, obs...)
+	return e
+}
+
+// ReplayContext is Replay that stops early, at an instant's boundary, once ctx is done: it then
+// returns the engine as it stands and ctx's error. The observers have seen every instant up to
+// the stop.
+func ReplayContext(ctx context.Context, tl *Timeline, m *statemap.Map, obs ...Observer) (*fence.Engine, error) {
 	e := fence.New(fence.Config{Nodes: tl.Nodes, Map: m, Policy: tl.Policy})
-	r := runner{tl: tl, e: e, obs: obs, nodes: make([]probeState, len(tl.Nodes))}
+	r := runner{ctx: ctx, tl: tl, e: e, obs: obs, nodes: make([]probeState, len(tl.Nodes))}
 	for _, o := range obs {
 		if x, ok := o.(Expect); ok {
 			r.checkpoints = append(r.checkpoints, x.Checkpoints()...)
 		}
 	}
 	slices.Sort(r.checkpoints)
-	r.run()
-	return e
+	if err := r.run(); err != nil {
+		return e, err
+	}
+	return e, nil
 }
 
 type probeState struct {
@@ -40,6 +51,8 @@ type probeState struct {
 }
 
 type runner struct {
+	ctx         context.Context
+	steps       uint // loop turns, to look at ctx now and then
 	tl          *Timeline
 	e           *fence.Engine
 	obs         []Observer
@@ -51,12 +64,20 @@ type runner struct {
 
 const never = time.Duration(1<<63 - 1)
 
-func (r *runner) run() {
+func (r *runner) run() error {
 	tick := fence.NextTick(0)
 	for i := range r.nodes {
 		r.nodes[i].outcome = Outcome{Condition: statemap.OK}
 	}
+	done := r.ctx.Done()
 	for {
+		if r.steps++; done != nil && r.steps%1024 == 0 {
+			select {
+			case <-done:
+				return r.ctx.Err()
+			default:
+			}
+		}
 		t := tick
 		if r.ev < len(r.tl.Events) {
 			t = min(t, r.tl.Events[r.ev].At)
@@ -86,7 +107,7 @@ func (r *runner) run() {
 		}
 		r.instant(t, due == t)
 		if t == r.tl.End {
-			return
+			return nil
 		}
 		for r.cp < len(r.checkpoints) && r.checkpoints[r.cp] <= t {
 			r.cp++

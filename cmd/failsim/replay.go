@@ -37,7 +37,7 @@ func (m *Main) runReplay(ctx context.Context, args []string) error {
 		return m.runReplayLive(ctx, fs.Arg(0), tl, sm, *mysqlDSN, *speed, f, log)
 	}
 	log.Debug().Str("timeline", tl.File).Int("events", len(tl.Events)).Msg("replaying")
-	results, err := sim.Run(m.Stdout, f, tl, sm)
+	results, err := sim.Run(ctx, m.Stdout, f, tl, sm)
 	if err != nil {
 		return err
 	}
