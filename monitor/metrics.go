@@ -27,7 +27,10 @@ import (
 //	failsim_alarm_ticks{node,condition,threshold} gauge: each active alarm's count of ticks; the
 //	                                        series goes when the alarm heals, expires or is
 //	                                        cleared, and starts again at 0 when raised anew
-//	failsim_failovers_total{from,to}        counter: failovers; to="" when no replica was eligible
+//	failsim_failovers_total{from,to}        counter: promotions, from the failed master to the
+//	                                        replica promoted; a pair appears at its first failover
+//	failsim_no_candidate_total{node}        counter: masters failed with no replica eligible to
+//	                                        promote (0 for every node from the start)
 //
 // NewMetrics puts it on a registry of its own beside the Go and process collectors, and
 // ServeHTTP serves that registry. It is safe for concurrent use: the runtime's loop writes,
@@ -36,15 +39,16 @@ type Metrics struct {
 	reg     *prometheus.Registry
 	handler http.Handler
 
-	mu        sync.Mutex
-	names     []string
-	index     map[string]int
-	state     []statemap.State
-	failed    []bool
-	master    int
-	probes    [][statemap.NumConditions]uint64
-	alarms    [][]fence.AlarmView
-	failovers map[[2]string]uint64
+	mu          sync.Mutex
+	names       []string
+	index       map[string]int
+	state       []statemap.State
+	failed      []bool
+	master      int
+	probes      [][statemap.NumConditions]uint64
+	alarms      [][]fence.AlarmView
+	failovers   map[[2]string]uint64
+	noCandidate []uint64
 }
 
 // The series' descriptions, shared by every Metrics.
@@ -62,7 +66,9 @@ var (
 	descAlarmTicks = prometheus.NewDesc("failsim_alarm_ticks",
 		"An active alarm's count of timekeeper ticks; the series goes with the alarm.", []string{"node", "condition", "threshold"}, nil)
 	descFailovers = prometheus.NewDesc("failsim_failovers_total",
-		"Failovers: the failed master and the replica promoted (to is empty when none was eligible).", []string{"from", "to"}, nil)
+		"Failovers: the failed master and the replica promoted in its place.", []string{"from", "to"}, nil)
+	descNoCandidate = prometheus.NewDesc("failsim_no_candidate_total",
+		"Masters failed with no replica eligible to promote, by the failed master.", []string{"node"}, nil)
 )
 
 // NewMetrics returns the metrics of the named nodes, in the cluster's order, every series at
@@ -70,7 +76,8 @@ var (
 func NewMetrics(nodes []string) *Metrics {
 	m := &Metrics{names: nodes, index: map[string]int{}, state: make([]statemap.State, len(nodes)),
 		failed: make([]bool, len(nodes)), master: -1, probes: make([][statemap.NumConditions]uint64, len(nodes)),
-		alarms: make([][]fence.AlarmView, len(nodes)), failovers: map[[2]string]uint64{}}
+		alarms: make([][]fence.AlarmView, len(nodes)), failovers: map[[2]string]uint64{},
+		noCandidate: make([]uint64, len(nodes))}
 	for i, n := range nodes {
 		m.index[n] = i
 	}
@@ -108,8 +115,12 @@ func (m *Metrics) Event(ev fence.Event) {
 		if i, ok := m.index[ev.Node]; ok {
 			m.state[i] = ev.To
 		}
-	case fence.Failover, fence.NoCandidate:
+	case fence.Failover:
 		m.failovers[[2]string{ev.Node, ev.Other}]++
+	case fence.NoCandidate:
+		if i, ok := m.index[ev.Node]; ok {
+			m.noCandidate[i]++
+		}
 	}
 }
 
@@ -127,7 +138,7 @@ func (m *Metrics) Instant(_ time.Duration, e *fence.Engine) {
 // Describe implements prometheus.Collector.
 func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descState, descFailed, descMaster, descProbes, descAlarms,
-		descAlarmTicks, descFailovers} {
+		descAlarmTicks, descFailovers, descNoCandidate} {
 		ch <- d
 	}
 }
@@ -158,6 +169,7 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 		for _, a := range m.alarms[i] {
 			send(descAlarmTicks, prometheus.GaugeValue, float64(a.Count), n, a.Condition.String(), strconv.Itoa(a.Threshold))
 		}
+		send(descNoCandidate, prometheus.CounterValue, float64(m.noCandidate[i]), n)
 	}
 	for k, v := range m.failovers {
 		send(descFailovers, prometheus.CounterValue, float64(v), k[0], k[1])

@@ -220,7 +220,8 @@ func TestMetrics(t *testing.T) {
 		"failsim_alarms_active": {gauge, []string{"node"}, true, nodes(map[string]float64{"db1": 0, "db2": 0, "db3": 0, "db4": 1})},
 		"failsim_alarm_ticks": {gauge, []string{"condition", "node", "threshold"}, true, map[string]float64{
 			"condition=socket_connect_timeout,node=db4,threshold=8": 2}},
-		"failsim_failovers_total": {counter, []string{"from", "to"}, true, map[string]float64{"from=db1,to=db2": 1}},
+		"failsim_failovers_total":    {counter, []string{"from", "to"}, true, map[string]float64{"from=db1,to=db2": 1}},
+		"failsim_no_candidate_total": {counter, []string{"node"}, true, nodes(map[string]float64{"db1": 0, "db2": 0, "db3": 0, "db4": 0})},
 	})
 	checkFamilies(t, "at the end", end, map[string]familyWant{
 		"failsim_datasource_state": {gauge, []string{"node", "state"}, true, state("stopped", "stopped", "stopped", "online")},
@@ -231,8 +232,10 @@ func TestMetrics(t *testing.T) {
 			"condition=socket_io_error,node=db3": 9, "condition=ok,node=db4": 11}},
 		"failsim_alarms_active": {gauge, []string{"node"}, true, nodes(map[string]float64{"db1": 0, "db2": 0, "db3": 0, "db4": 0})},
 		// The healed alarm's series is gone, not left at its last count.
-		"failsim_alarm_ticks":     {gauge, []string{"condition", "node", "threshold"}, true, nil},
-		"failsim_failovers_total": {counter, []string{"from", "to"}, true, map[string]float64{"from=db1,to=db2": 1, "from=db2,to=": 1}},
+		"failsim_alarm_ticks": {gauge, []string{"condition", "node", "threshold"}, true, nil},
+		// A master lost with no candidate is not a failover.
+		"failsim_failovers_total":    {counter, []string{"from", "to"}, true, map[string]float64{"from=db1,to=db2": 1}},
+		"failsim_no_candidate_total": {counter, []string{"node"}, true, nodes(map[string]float64{"db1": 0, "db2": 1, "db3": 0, "db4": 0})},
 	})
 	if _, ok := end["failsim_alarm_ticks"]; ok {
 		t.Errorf("at the end: failsim_alarm_ticks still has series %v", end.series("failsim_alarm_ticks"))
