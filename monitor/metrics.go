@@ -33,8 +33,8 @@ import (
 //	                                        promote (0 for every node from the start)
 //
 // NewMetrics puts it on a registry of its own beside the Go and process collectors, and
-// ServeHTTP serves that registry. It is safe for concurrent use: the runtime's loop writes,
-// scrapes read.
+// ServeHTTP serves that registry; the zero Metrics is not usable. It is safe for concurrent
+// use: the runtime's loop writes, scrapes read.
 type Metrics struct {
 	reg     *prometheus.Registry
 	handler http.Handler
@@ -51,7 +51,7 @@ type Metrics struct {
 	noCandidate []uint64
 }
 
-// The series' descriptions, shared by every Metrics.
+// The series' descriptions, shared by every Metrics and never written.
 var (
 	descState = prometheus.NewDesc("failsim_datasource_state",
 		"1 for the node's current datasource state as the manager shows it, else 0.", []string{"node", "state"}, nil)

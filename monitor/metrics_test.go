@@ -1,6 +1,8 @@
 package monitor
 
 import (
+	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -25,27 +27,46 @@ import (
 // families is one scrape, parsed by the Prometheus library's own text parser.
 type families map[string]*dto.MetricFamily
 
-// scrape GETs url over HTTP as Prometheus does and parses the answer.
-func scrape(t *testing.T, url string) families {
-	t.Helper()
+// get GETs url over HTTP as Prometheus does and returns the text-format body. It does not
+// touch t, so it may run on the runtime's loop.
+func get(url string) ([]byte, error) {
 	resp, err := http.Get(url)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s\n%s", url, resp.Status, b)
+	}
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/plain; version=0.0.4") {
+		return nil, fmt.Errorf("GET %s: Content-Type %q, want the text format", url, ct)
+	}
+	return b, nil
+}
+
+// parse parses a scrape with the library's own text parser.
+func parse(t *testing.T, body []byte, err error) families {
+	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(resp.Body)
-		t.Fatalf("GET %s: %s\n%s", url, resp.Status, b)
-	}
-	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/plain; version=0.0.4") {
-		t.Errorf("Content-Type %q, want the text format", ct)
-	}
 	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(resp.Body)
+	fams, err := p.TextToMetricFamilies(bytes.NewReader(body))
 	if err != nil {
 		t.Fatalf("the text parser rejects the scrape: %v", err)
 	}
 	return fams
+}
+
+// scrape GETs url and parses the answer.
+func scrape(t *testing.T, url string) families {
+	t.Helper()
+	b, err := get(url)
+	return parse(t, b, err)
 }
 
 // series returns the family's series as "k=v,k=v" (labels sorted by name) to value.
@@ -75,15 +96,17 @@ func (f families) series(name string) map[string]float64 {
 	return out
 }
 
-// check asserts the families' types, their label names and the values of the given series;
-// want maps a family to its series ("k=v,..." with labels sorted by name) and values. With
-// exact, the family must have exactly those series.
+// familyWant is what a family must hold: its type, its label names (sorted), and series
+// ("k=v,..." with labels sorted by name) with their values; with exact, only those series (and
+// with none, the family may be absent).
 type familyWant struct {
 	typ    dto.MetricType
-	labels []string // sorted
+	labels []string
 	exact  bool
 	series map[string]float64
 }
+
+// checkFamilies asserts every family of want against a scrape taken when.
 
 func checkFamilies(t *testing.T, when string, got families, want map[string]familyWant) {
 	t.Helper()
@@ -185,8 +208,9 @@ func TestMetrics(t *testing.T) {
 	m := NewMetrics(names)
 	srv := httptest.NewServer(m)
 	defer srv.Close()
-	var during families
-	mid := &atInstant{at: 45 * time.Second, fn: func() { during = scrape(t, srv.URL+"/metrics") }}
+	var body []byte
+	var getErr error
+	mid := &atInstant{at: 45 * time.Second, fn: func() { body, getErr = get(srv.URL + "/metrics") }}
 	mock := clock.NewMock()
 	r, err := New(Config{Nodes: ns, Clock: mock, Observers: []sim.Observer{m, mid}, End: tl.End,
 		OnProbe: func(_ time.Duration, i int, res Result) { m.Probed(i, res.Condition) },
@@ -195,9 +219,10 @@ func TestMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	drive(t, r, mock)
-	if during == nil {
+	if !mid.done {
 		t.Fatal("no scrape at 00:00:45")
 	}
+	during := parse(t, body, getErr)
 	end := scrape(t, srv.URL+"/metrics")
 
 	gauge, counter := dto.MetricType_GAUGE, dto.MetricType_COUNTER
