@@ -71,9 +71,9 @@ func TestControlAPI(t *testing.T) {
 	for _, want := range []string{
 		`failsim_proxy_connections_accepted_total{node="db"} 1`,
 		`failsim_proxy_open_connections{node="db"} 1`,
-		`failsim_proxy_mode{node="db",fault="freeze",mode="freeze after 10 bytes"} 1`,
-		`failsim_proxy_mode{node="db",fault="heal",mode=""} 0`,
-		`failsim_proxy_faults_injected_total{node="db",fault="stall"} 0`,
+		`failsim_proxy_mode{fault="freeze",mode="freeze after 10 bytes",node="db"} 1`,
+		`failsim_proxy_mode{fault="heal",mode="",node="db"} 0`,
+		`failsim_proxy_faults_injected_total{fault="stall",node="db"} 0`,
 		`# TYPE failsim_proxy_bytes_total counter`,
 	} {
 		if !strings.Contains(string(body), want) {

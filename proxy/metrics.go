@@ -2,70 +2,73 @@ package proxy
 
 import (
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/rs/zerolog"
 
 	"github.com/failsim/failsim/fault"
 )
 
-// writeMetrics writes every node's counters in the Prometheus text exposition format
-// (version 0.0.4). It reads the same atomics as the JSON status, so the two never disagree,
-// and nothing on the data path does more than an atomic add.
-func (p *Proxy) writeMetrics(w io.Writer) {
-	nodes := p.Nodes()
-	family := func(name, typ, help string, rows func(emit func(labels string, v uint64))) {
-		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, typ)
-		rows(func(labels string, v uint64) { fmt.Fprintf(w, "%s{%s} %d\n", name, labels, v) })
+// The proxy's series' descriptions, shared by every Proxy and never written.
+var (
+	descAccepted = prometheus.NewDesc("failsim_proxy_connections_accepted_total",
+		"Client connections accepted by the node.", []string{"node"}, nil)
+	descFaulted = prometheus.NewDesc("failsim_proxy_connections_faulted_total",
+		"Client connections on which at least one fault acted.", []string{"node"}, nil)
+	descFaults = prometheus.NewDesc("failsim_proxy_faults_injected_total",
+		"Fault injections: a connection reset or closed, an ERR sent, a command held or delayed, a direction frozen, a set-up held.",
+		[]string{"node", "fault"}, nil)
+	descBytes = prometheus.NewDesc("failsim_proxy_bytes_total",
+		"Bytes forwarded: up is client to server, down is server to client.", []string{"node", "direction"}, nil)
+	descOpen = prometheus.NewDesc("failsim_proxy_open_connections",
+		"Client connections open now.", []string{"node"}, nil)
+	descMode = prometheus.NewDesc("failsim_proxy_mode",
+		"1 for the node's current fault, 0 for the others; mode holds the full mode.", []string{"node", "fault", "mode"}, nil)
+)
+
+// Describe implements prometheus.Collector: a Proxy is a collector of its nodes' series, so
+// that a process can put them on a registry of its own. Two Proxies cannot share a registry.
+func (p *Proxy) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descAccepted, descFaulted, descFaults, descBytes, descOpen, descMode} {
+		ch <- d
 	}
-	node := func(n *Node) string { return `node="` + escapeLabel(n.name) + `"` }
-	family("failsim_proxy_connections_accepted_total", "counter", "Client connections accepted by the node.",
-		func(emit func(string, uint64)) {
-			for _, n := range nodes {
-				emit(node(n), n.stats.accepted.Load())
+}
+
+// Collect implements prometheus.Collector. It reads, at scrape time, the same atomics as the
+// JSON status, so the two never disagree, and nothing on the data path does more than an
+// atomic add. Nodes come sorted by name; every wire fault has its series from the start.
+func (p *Proxy) Collect(ch chan<- prometheus.Metric) {
+	send := func(d *prometheus.Desc, t prometheus.ValueType, v float64, labels ...string) {
+		s, err := prometheus.NewConstMetric(d, t, v, labels...)
+		if err != nil { // a node name that is not UTF-8: the scrape reports it
+			s = prometheus.NewInvalidMetric(d, err)
+		}
+		ch <- s
+	}
+	kinds := wireKinds()
+	for _, n := range p.Nodes() {
+		s := &n.stats
+		send(descAccepted, prometheus.CounterValue, float64(s.accepted.Load()), n.name)
+		send(descFaulted, prometheus.CounterValue, float64(s.faulted.Load()), n.name)
+		for _, k := range kinds {
+			send(descFaults, prometheus.CounterValue, float64(s.faults[k].Load()), n.name, k.String())
+		}
+		send(descBytes, prometheus.CounterValue, float64(s.bytesUp.Load()), n.name, "up")
+		send(descBytes, prometheus.CounterValue, float64(s.bytesDown.Load()), n.name, "down")
+		send(descOpen, prometheus.GaugeValue, float64(max(0, s.open.Load())), n.name)
+		m := n.Mode()
+		for _, k := range kinds {
+			v, mode := 0.0, ""
+			if k == m.Fault.Kind {
+				v, mode = 1, m.String()
 			}
-		})
-	family("failsim_proxy_connections_faulted_total", "counter", "Client connections on which at least one fault acted.",
-		func(emit func(string, uint64)) {
-			for _, n := range nodes {
-				emit(node(n), n.stats.faulted.Load())
-			}
-		})
-	family("failsim_proxy_faults_injected_total", "counter",
-		"Fault injections: a connection reset or closed, an ERR sent, a command held or delayed, a direction frozen.",
-		func(emit func(string, uint64)) {
-			for _, n := range nodes {
-				for _, k := range wireKinds() {
-					emit(node(n)+`,fault="`+k.String()+`"`, n.stats.faults[k].Load())
-				}
-			}
-		})
-	family("failsim_proxy_bytes_total", "counter", "Bytes forwarded: up is client to server, down is server to client.",
-		func(emit func(string, uint64)) {
-			for _, n := range nodes {
-				emit(node(n)+`,direction="up"`, n.stats.bytesUp.Load())
-				emit(node(n)+`,direction="down"`, n.stats.bytesDown.Load())
-			}
-		})
-	family("failsim_proxy_open_connections", "gauge", "Client connections open now.",
-		func(emit func(string, uint64)) {
-			for _, n := range nodes {
-				emit(node(n), uint64(max(0, n.stats.open.Load())))
-			}
-		})
-	family("failsim_proxy_mode", "gauge", "1 for the node's current fault, 0 for the others; mode holds the full mode.",
-		func(emit func(string, uint64)) {
-			for _, n := range nodes {
-				m := n.Mode()
-				for _, k := range wireKinds() {
-					v, mode := uint64(0), ""
-					if k == m.Fault.Kind {
-						v, mode = 1, m.String()
-					}
-					emit(node(n)+`,fault="`+k.String()+`",mode="`+escapeLabel(mode)+`"`, v)
-				}
-			}
-		})
+			send(descMode, prometheus.GaugeValue, v, n.name, k.String(), mode)
+		}
+	}
 }
 
 // wireKinds returns the faults a proxy can make real, in table order.
@@ -79,13 +82,18 @@ func wireKinds() []fault.Kind {
 	return ks
 }
 
-// escapeLabel escapes a label value for the text format.
-func escapeLabel(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s)
+// metricsHandler serves the proxy process's registry: the proxy's series, the Go collector
+// and the process collector, in the format the scraper asks for (the text format by default).
+// The registry is made for each scrape, as a Proxy keeps none: the three collectors read
+// everything at scrape time and hold no state of their own between scrapes, so nothing is
+// lost, and proxies in one process (tests make many) never collide.
+func (p *Proxy) metricsHandler(w http.ResponseWriter, r *http.Request) {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(p, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: promLog{p.log}}).ServeHTTP(w, r)
 }
 
-// metricsHandler serves writeMetrics.
-func (p *Proxy) metricsHandler(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-	p.writeMetrics(w)
-}
+// promLog logs promhttp's gathering and serving errors as warnings.
+type promLog struct{ log zerolog.Logger }
+
+func (l promLog) Println(v ...any) { l.log.Warn().Msg(strings.TrimSuffix(fmt.Sprintln(v...), "\n")) }
