@@ -125,6 +125,7 @@ type traceBuf struct {
 func (g *Generator) traceInto(buf *traceBuf, rng *rand.Rand) *sim.Timeline {
 	buf.tl = sim.Timeline{
 		File:     "generated",
+		Family:   g.family.String(),
 		Nodes:    g.nodes,
 		Interval: g.shape.Interval,
 		Timeout:  g.shape.Timeout,
