@@ -31,18 +31,20 @@ func Replay(tl *Timeline, m *statemap.Map, obs ...Observer) *fence.Engine {
 // returns the engine as it stands and ctx's error. The observers have seen every instant up to
 // the stop.
 func ReplayContext(ctx context.Context, tl *Timeline, m *statemap.Map, obs ...Observer) (*fence.Engine, error) {
+	r := newRunner(ctx, tl, m, obs)
+	return r.e, r.run()
+}
+
+func newRunner(ctx context.Context, tl *Timeline, m *statemap.Map, obs []Observer) *runner {
 	e := fence.New(fence.Config{Nodes: tl.Nodes, Map: m, Policy: tl.Policy})
-	r := runner{ctx: ctx, tl: tl, e: e, obs: obs, nodes: make([]probeState, len(tl.Nodes))}
+	r := &runner{ctx: ctx, tl: tl, e: e, obs: obs, nodes: make([]probeState, len(tl.Nodes))}
 	for _, o := range obs {
 		if x, ok := o.(Expect); ok {
 			r.checkpoints = append(r.checkpoints, x.Checkpoints()...)
 		}
 	}
 	slices.Sort(r.checkpoints)
-	if err := r.run(); err != nil {
-		return e, err
-	}
-	return e, nil
+	return r
 }
 
 type probeState struct {

@@ -33,7 +33,7 @@ type nodeStory struct {
 	heals     []time.Duration
 	cleared   int             // alarms cleared by entering maintenance
 	recovers  []time.Duration // operator recovers that cleared alarms
-	fenced    []fence.Event // NodeFailed, AlreadyFailed, waiting
+	fenced    []fence.Event   // NodeFailed, AlreadyFailed, waiting
 	downSince time.Duration
 	down      bool
 	downEver  []time.Duration
