@@ -6,7 +6,9 @@
 // The Engine is a pure state machine. It does no I/O, reads no clock and starts no goroutine:
 // the caller tells it what happened and when (Probe, Tick, SetPolicy, SetManager, Recover), and
 // takes the decisions it made with Ready. The simulator drives it in virtual time, the live
-// runtime with a real clock; the rules are the same.
+// runtime with a real clock; the rules are the same. A tick at which no alarm can expire
+// decides nothing: a driver may leave such ticks out and account for them with the next one
+// (Ticks, TicksToExpiry), which is what makes a replay cost what changes, not the span.
 //
 // Impossible calls (a node index out of range, time going backwards) panic: they are bugs in the
 // driver, not bad input.

@@ -3,10 +3,13 @@ package sim
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/statemap"
 )
 
@@ -49,5 +52,51 @@ func TestReplayCostFollowsChanges(t *testing.T) {
 	quiet := steps("cluster db1:master db2:replica\nstart 2000-01-01T00:00:00Z\n2289-12-31T00:00:00Z cluster end\n")
 	if quiet > 5 {
 		t.Errorf("a quiet timeline of 290 years took %d replay steps, want at most 5", quiet)
+	}
+}
+
+// contract records what a replay tells an observer.
+type contract struct {
+	events   []time.Duration
+	instants map[time.Duration]bool
+}
+
+func (c *contract) Event(ev fence.Event) { c.events = append(c.events, ev.At) }
+func (c *contract) Instant(at time.Duration, e *fence.Engine) {
+	c.instants[at] = true
+}
+
+// TestObserverContract: observers are told of every instant at which something was decided,
+// every checkpoint and the end, though the replay skips the ticks and probes that decide
+// nothing.
+func TestObserverContract(t *testing.T) {
+	files, _ := filepath.Glob("../testdata/incidents/*.timeline")
+	rules, _ := filepath.Glob("testdata/rules/*.timeline")
+	texts := map[string]string{"day": spanTimeline(24 * time.Hour), "200y": spanTimeline(200 * 365 * 24 * time.Hour)}
+	for _, f := range append(files, rules...) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts[f] = string(data)
+	}
+	for name, text := range texts {
+		tl, err := Parse(name, []byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &contract{instants: map[time.Duration]bool{}}
+		obs := []Observer{c}
+		var cps []time.Duration
+		for _, x := range tl.Expects {
+			obs = append(obs, x)
+			cps = append(cps, x.Checkpoints()...)
+		}
+		Replay(tl, statemap.Default(), obs...)
+		for _, at := range append(append(c.events, cps...), tl.End) {
+			if at <= tl.End && !c.instants[at] {
+				t.Errorf("%s: nothing told of the instant %s", name, at)
+			}
+		}
 	}
 }
