@@ -265,7 +265,16 @@ func (x *expectNoMaster) Verdict() (bool, string) {
 	case !x.looked:
 		return false, "the replay ended before the window"
 	}
-	return false, "a master was in service all along"
+	why := "a master was in service all along"
+	switch w := x.win; {
+	case w.hasAfter && w.hasBy:
+		why += fmt.Sprintf(" from %s to %s", Clock(x.start, w.after), Clock(x.start, w.by))
+	case w.hasAfter:
+		why += " from " + Clock(x.start, w.after)
+	case w.hasBy:
+		why += " until " + Clock(x.start, w.by)
+	}
+	return false, why
 }
 
 // expectFailed holds when the node is fenced (failed, or failed over) within the window, or,
