@@ -139,7 +139,7 @@ func (p *parser) parse(data []byte) error {
 	if !p.endSeen {
 		if p.last > MaxSpan-DefaultTail {
 			last := p.tl.Events[len(p.tl.Events)-1]
-			return &statemap.ParseError{File: p.tl.File, Line: last.Line, Err: fmt.Errorf("the replay would end %s after this last event, past %s: end the timeline with \"cluster end\"", DefaultTail, spanWords)}
+			return &statemap.ParseError{File: p.tl.File, Line: last.Line, Err: fmt.Errorf("the replay would end %s after this last event, past %s: end the timeline with \"cluster end\"", DefaultTail, spanWords())}
 		}
 		p.tl.End = p.last + DefaultTail
 	}
@@ -147,7 +147,9 @@ func (p *parser) parse(data []byte) error {
 }
 
 // spanWords says what MaxSpan is, for errors.
-var spanWords = fmt.Sprintf("the %d years a timeline may span from its start", MaxSpan/year)
+func spanWords() string {
+	return fmt.Sprintf("the %d years a timeline may span from its start", MaxSpan/year)
+}
 
 func (p *parser) statement(w []string) error {
 	switch w[0] {
@@ -294,7 +296,7 @@ func (p *parser) parseTime(s string) (time.Duration, error) {
 	}
 	// Sub saturates: a difference a Duration cannot hold comes back as the largest one.
 	if d > MaxSpan || !p.tl.Start.Add(d).Equal(t) {
-		return 0, p.errf("time %s is more than %s", s, spanWords)
+		return 0, p.errf("time %s is more than %s", s, spanWords())
 	}
 	return d, nil
 }
@@ -307,7 +309,7 @@ func (p *parser) event(w []string) error {
 			return p.errf("%q: want +DURATION such as +10m or +90s", w[0])
 		}
 		if d > MaxSpan-p.last {
-			return p.errf("%s after the previous event at %s is more than %s", w[0], p.clock(p.last), spanWords)
+			return p.errf("%s after the previous event at %s is more than %s", w[0], p.clock(p.last), spanWords())
 		}
 		at = p.last + d
 	} else {
