@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
 )
@@ -131,6 +134,9 @@ func TestTimelineRoundTrip(t *testing.T) {
 			if len(back.Expects) != 1 {
 				t.Fatalf("%s trace %d: %d expectations, want 1", f, i, len(back.Expects))
 			}
+			if back.Family != f.String() {
+				t.Fatalf("%s trace %d: family %q once written", f, i, back.Family)
+			}
 			if got, want := eventLog(back, m), eventLog(tl, m); got != want {
 				t.Fatalf("%s trace %d replays differently once written:\n%s", f, i, text)
 			}
@@ -167,16 +173,21 @@ func TestGeneratedTracesAreWellFormed(t *testing.T) {
 // fails its expect property line under replay, with the same verdict; and shrinking made it
 // no bigger than the original.
 func TestCounterexamplesReproduce(t *testing.T) {
-	m := loadMap(t, "../conf/examples/aggressive.properties")
+	aggressive := loadMap(t, "../conf/examples/aggressive.properties")
+	// Tolerant, and too many connections fails after 2 ticks: false fences of another kind.
+	crowded := statemap.New(statemap.Rules{statemap.TooManyConnections: {State: statemap.Suspect, Threshold: 2, Action: statemap.Fail}}, mustRules(loadMap(t, "../conf/examples/tolerant.properties")))
 	for _, c := range []struct {
+		m     *statemap.Map
 		f     Family
 		props []Spec
 	}{
-		{Benign, nil},
-		{Fatal, []Spec{{Name: sim.DetectsDeathWithin, Arg: "45s"}}},
-		{Mixed, []Spec{{Name: sim.DetectsDeathWithin, Arg: "45s"}, {Name: sim.SingleMaster}}},
+		{aggressive, Benign, nil},
+		{crowded, Benign, []Spec{{Name: sim.NoFalseFailover}}},
+		{aggressive, Fatal, []Spec{{Name: sim.DetectsDeathWithin, Arg: "45s"}}},
+		{crowded, Fatal, []Spec{{Name: sim.DetectsDeathWithin, Arg: "30s"}}},
+		{aggressive, Mixed, []Spec{{Name: sim.DetectsDeathWithin, Arg: "45s"}, {Name: sim.SingleMaster}}},
 	} {
-		f, props := c.f, c.props
+		m, f, props := c.m, c.f, c.props
 		res, err := Run(context.Background(), Config{Map: m, Family: f, Properties: props, Shape: DefaultShape(), Traces: 500, Seed: 11})
 		if err != nil {
 			t.Fatal(err)
@@ -245,5 +256,89 @@ func TestSpec(t *testing.T) {
 		if (err == nil) != (want == "") || (err != nil && !strings.Contains(err.Error(), want)) {
 			t.Errorf("ParseSpec(%q) = %v, want %q", in, err, want)
 		}
+	}
+}
+
+// TestFamilyRecordReproduces: a counterexample records the family it was generated in, so its
+// replay judges no-false-failover exactly as failsim check did. On a benign trace every fence
+// is false, even of a dead database (here a refuse left sustained, as shrinking can leave a
+// blip whose heal it removed); the same trace without its record is judged by the master's
+// fault, and a refused database is dead.
+func TestFamilyRecordReproduces(t *testing.T) {
+	m := statemap.Default()
+	g, err := NewGenerator(Benign, DefaultShape(), m, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := clone(g.Trace(TraceRand(1, 0)))
+	tl.Events = []sim.Event{{At: 0, Kind: sim.SetFault, Node: 0, Fault: fault.Fault{Kind: fault.Refuse}}}
+	tl.End = time.Minute
+	s := Spec{Name: sim.NoFalseFailover}
+	bad, why, err := Violates(tl, m, s)
+	if err != nil || !bad {
+		t.Fatalf("check's judgement: violated %v (%v)", bad, err)
+	}
+	text := Timeline(tl, nil, "", s)
+	if !bytes.Contains(text, []byte("\nfamily benign\n")) {
+		t.Fatalf("no family record:\n%s", text)
+	}
+	for _, c := range []struct {
+		text    []byte
+		held    bool
+		verdict string
+	}{
+		{text, false, why},
+		{bytes.Replace(text, []byte("family benign\n"), nil, 1), true, ""},
+	} {
+		back, err := sim.Parse("ce.timeline", c.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var obs []sim.Observer
+		for _, x := range back.Expects {
+			obs = append(obs, x)
+		}
+		sim.Replay(back, m, obs...)
+		if r := sim.Judge(back.Expects); len(r) != 1 || r[0].Held != c.held || r[0].Why != c.verdict {
+			t.Errorf("replay judged %+v, want held %v %q\n%s", r, c.held, c.verdict, c.text)
+		}
+	}
+}
+
+// TestShortTracesFence: a fatal trace can be made when a fault's deadline fits after the first
+// twelfth of the trace: under the defaults refuse fences in 5 s, so two minutes are plenty;
+// every fatal trace's fault is judged before the end.
+func TestShortTracesFence(t *testing.T) {
+	m := statemap.Default()
+	shape := DefaultShape()
+	shape.Length = 2 * time.Minute
+	g, err := NewGenerator(Fatal, shape, m, 0)
+	if err != nil {
+		t.Fatalf("2m: %v", err)
+	}
+	var kinds []string
+	for _, ff := range g.fatal {
+		kinds = append(kinds, fmt.Sprintf("%s %s", ff.f, ff.need))
+	}
+	if got, want := strings.Join(kinds, ", "), "refuse 5s, reset 5s, close 5s, freeze 1m30s, blackhole 1m30s, unreachable 1m5s"; got != want {
+		t.Errorf("fatal faults of a 2m trace: %s, want %s", got, want)
+	}
+	for i := range 200 {
+		tl := g.Trace(TraceRand(1, i))
+		var fatal sim.Event // the master's last fault: the fatal one, sustained to the end
+		for _, ev := range tl.Events {
+			if ev.Node == 0 {
+				fatal = ev
+			}
+		}
+		k := slices.IndexFunc(g.fatal, func(ff fatalFault) bool { return ff.f == fatal.Fault })
+		if k < 0 || fatal.At+g.fatal[k].need > tl.End {
+			t.Fatalf("trace %d: the master's last fault %s at %s is no fatal fault judged by the end %s", i, fatal.Fault, fatal.At, tl.End)
+		}
+	}
+	shape.Length = time.Minute
+	_, err = NewGenerator(Fatal, shape, m, 2*time.Minute)
+	if want := "no fatal trace can be made: detects-death-within 2m0s is longer than 55s, the part of a 1m0s trace after its first twelfth, where fatal faults start (the statemap fences no fault in time to judge)"; err == nil || err.Error() != want || !errors.Is(err, ErrNothingFatal) {
+		t.Errorf("a 2m objective in a 1m trace: %v\nwant %s", err, want)
 	}
 }

@@ -26,7 +26,7 @@ const (
 	numFamilies
 )
 
-var familyNames = [numFamilies]string{"benign", "fatal", "mixed"}
+var familyNames = [numFamilies]string{sim.FamilyBenign, sim.FamilyFatal, sim.FamilyMixed}
 
 func (f Family) String() string {
 	if f < numFamilies {
@@ -42,7 +42,8 @@ func ParseFamily(s string) (Family, bool) {
 }
 
 // Applies reports whether property name is judged on traces of family f: no-false-failover only
-// on benign traces, where every fence is a false one; detects-death-within only where a fatal
+// on benign traces, where every fence is a false one (a trace records its family, so that its
+// replay judges it so too); detects-death-within only where a fatal
 // fault can happen; the safety properties everywhere.
 func (f Family) Applies(name string) bool {
 	switch name {

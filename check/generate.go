@@ -49,7 +49,7 @@ type blip struct {
 
 type fatalFault struct {
 	f    fault.Fault
-	need time.Duration // how long after it starts the trace must go on for it to be judged
+	need time.Duration // how long after it starts the trace must go on for it to be judged: its deadline
 }
 
 // candidates are the faults a trace draws from, besides slowness: every fault kind with a
@@ -66,8 +66,10 @@ var ErrNothingFatal = errors.New("the statemap fences no fault")
 
 // NewGenerator prepares the generation of family traces under m. within is the duration
 // detects-death-within is checked with, 0 for the statemap's own promise: a fatal trace runs on
-// long enough after its fault for either. It fails when the family cannot be generated: a fatal
-// or mixed family under a statemap that fences no fault within half the trace's length.
+// long enough after its fault for either. A fatal fault starts no earlier than the first twelfth
+// of the trace (benign noise comes first), so a fault can make a fatal trace when its deadline
+// falls within the rest: Length - Length/12. NewGenerator fails when the family cannot be
+// generated: a fatal or mixed family under a statemap that fences no fault that soon.
 func NewGenerator(family Family, shape Shape, m *statemap.Map, within time.Duration) (*Generator, error) {
 	g := &Generator{family: family, shape: shape, m: m, within: within}
 	for i := range shape.Nodes {
@@ -95,16 +97,23 @@ func NewGenerator(family Family, shape Shape, m *statemap.Map, within time.Durat
 		if within > 0 {
 			need = within
 		}
-		need += time.Minute
-		if need <= shape.Length/2 {
+		if need <= g.room() {
 			g.fatal = append(g.fatal, fatalFault{f: f, need: need})
 		}
 	}
 	if family != Benign && len(g.fatal) == 0 {
-		return nil, fmt.Errorf("no %s trace can be made: %w within half of the trace length %s", family, ErrNothingFatal, shape.Length)
+		where := fmt.Sprintf("%s, the part of a %s trace after its first twelfth, where fatal faults start", g.room(), shape.Length)
+		if within > g.room() {
+			return nil, fmt.Errorf("no %s trace can be made: detects-death-within %s is longer than %s (%w in time to judge)", family, within, where, ErrNothingFatal)
+		}
+		return nil, fmt.Errorf("no %s trace can be made: %w within %s", family, ErrNothingFatal, where)
 	}
 	return g, nil
 }
+
+// room is how long a fatal fault can last in a trace: from the first twelfth, the earliest
+// it starts, to the end.
+func (g *Generator) room() time.Duration { return g.shape.Length - g.shape.Length/12 }
 
 // Trace makes one trace from rng. The same rng state gives the same trace.
 func (g *Generator) Trace(rng *rand.Rand) *sim.Timeline {
@@ -125,6 +134,7 @@ type traceBuf struct {
 func (g *Generator) traceInto(buf *traceBuf, rng *rand.Rand) *sim.Timeline {
 	buf.tl = sim.Timeline{
 		File:     "generated",
+		Family:   g.family.String(),
 		Nodes:    g.nodes,
 		Interval: g.shape.Interval,
 		Timeout:  g.shape.Timeout,

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"strings"
 	"time"
 
 	"github.com/failsim/failsim/fault"
@@ -123,6 +124,29 @@ func (r *refEngine) tick(at time.Duration) {
 	}
 }
 
+// ticksToExpiry is how many ticks from now the first alarm expires, counting every alarm that
+// is not waiting and has a threshold; none in maintenance, where nothing ticks.
+func (r *refEngine) ticksToExpiry() (int64, bool) {
+	best := -1
+	if r.policy == fence.Maintenance {
+		return 0, false
+	}
+	for _, n := range r.nodes {
+		for _, a := range n.alarms {
+			if a.waiting || a.threshold < 0 {
+				continue
+			}
+			if left := max(a.threshold-a.count, 1); best < 0 || left < best {
+				best = left
+			}
+		}
+	}
+	if best < 0 {
+		return 0, false
+	}
+	return int64(best), true
+}
+
 // expire acts on node i's alarms that reached their threshold, oldest first.
 func (r *refEngine) expire(i int) {
 	n := &r.nodes[i]
@@ -163,18 +187,37 @@ func (r *refEngine) act(i int, c statemap.Condition, action statemap.Action) {
 		n.failed = true
 		r.emit(fence.Event{Kind: fence.NodeFailed, Node: n.name, Condition: c, Role: fence.Replica})
 	case r.policy == fence.Manual:
-		n.failed = true
+		// The master stays failed until the operator's recover, whatever the policy becomes.
+		n.failed, n.shunned = true, true
 		r.emit(fence.Event{Kind: fence.NodeFailed, Node: n.name, Condition: c, Role: fence.Master, Detail: "manual policy: no failover"})
 	default:
 		n.failed, n.shunned, n.role = true, true, fence.Replica
+		var why []string
 		for j := range r.nodes {
-			if x := &r.nodes[j]; x.role == fence.Replica && !x.failed && x.lastOK {
+			x := &r.nodes[j]
+			if j == i {
+				continue
+			}
+			switch {
+			case x.role == fence.Replica && !x.failed && x.up && x.lastOK:
 				x.role = fence.Master
 				r.emit(fence.Event{Kind: fence.Failover, Node: n.name, Condition: c, Other: x.name})
 				return
+			case x.failed:
+				why = append(why, x.name+" is failed")
+			case !x.up:
+				why = append(why, x.name+"'s manager is down")
+			case !x.probed:
+				why = append(why, x.name+" has not been probed yet")
+			default:
+				why = append(why, x.name+"'s last probe was not ok")
 			}
 		}
-		r.emit(fence.Event{Kind: fence.NoCandidate, Node: n.name, Condition: c, Detail: "no replica is in service with an ok last probe"})
+		detail := strings.Join(why, ", ")
+		if len(why) == 0 {
+			detail = "the cluster has no replica"
+		}
+		r.emit(fence.Event{Kind: fence.NoCandidate, Node: n.name, Condition: c, Detail: detail})
 	}
 }
 
@@ -189,7 +232,7 @@ func (r *refEngine) setPolicy(at time.Duration, p fence.Policy) {
 		for i := range r.nodes {
 			n := &r.nodes[i]
 			for _, a := range n.alarms {
-				r.emit(fence.Event{Kind: fence.AlarmCleared, Node: n.name, Condition: a.cond, Count: a.count, Threshold: a.threshold})
+				r.emit(fence.Event{Kind: fence.AlarmCleared, Node: n.name, Condition: a.cond, Count: a.count, Threshold: a.threshold, Detail: "maintenance"})
 			}
 			n.alarms = nil
 		}
@@ -231,6 +274,11 @@ func (r *refEngine) recover(at time.Duration, i int) {
 		r.emit(fence.Event{Kind: fence.RecoverIgnored, Node: n.name, Detail: "not failed"})
 		return
 	}
+	// Alarms raised before the node was failed go with the recover.
+	for _, a := range n.alarms {
+		r.emit(fence.Event{Kind: fence.AlarmCleared, Node: n.name, Condition: a.cond, Count: a.count, Threshold: a.threshold, Detail: "recover"})
+	}
+	n.alarms = nil
 	n.failed, n.shunned = false, false
 	for j := range r.nodes {
 		if j != i && n.role == fence.Master && r.nodes[j].role == fence.Master {

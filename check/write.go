@@ -16,9 +16,10 @@ func FileName(v Violation, seed uint64) string {
 }
 
 // Timeline writes trace tl as timeline text: a comment header (each line of header prefixed
-// with "# "), the cluster, the checker, the statemap statement when smPath is not "", the
-// policy when not automatic, the events at clock times, "cluster end", and one expect line per
-// property.
+// with "# "), the cluster, the checker, the family the trace was generated in (so that its
+// replay judges no-false-failover as failsim check did), the statemap statement when smPath is
+// not "", the policy when not automatic, the events at clock times, "cluster end", and one
+// expect line per property.
 func Timeline(tl *sim.Timeline, header []string, smPath string, props ...Spec) []byte {
 	var b bytes.Buffer
 	for _, h := range header {
@@ -29,6 +30,9 @@ func Timeline(tl *sim.Timeline, header []string, smPath string, props ...Spec) [
 		fmt.Fprintf(&b, " %s:%s", n.Name, n.Role)
 	}
 	fmt.Fprintf(&b, "\nchecker interval=%s timeout=%s\n", tl.Interval, tl.Timeout)
+	if tl.Family != "" {
+		fmt.Fprintf(&b, "family %s\n", tl.Family)
+	}
 	if smPath != "" {
 		fmt.Fprintf(&b, "statemap %s\n", filepath.ToSlash(smPath))
 	}

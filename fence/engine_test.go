@@ -176,3 +176,137 @@ func TestSetMap(t *testing.T) {
 		t.Fatalf("the old alarm changed: %+v", a)
 	}
 }
+
+// TicksToExpiry counts the ticks to the first alarm's expiry, exactly; Ticks accounts for the
+// ticks skipped before it, and panics past it.
+func TestTicksToExpiry(t *testing.T) {
+	e := newTest(t, Automatic, Master, Replica, Replica)
+	if n, ok := e.TicksToExpiry(); ok {
+		t.Fatalf("no alarm: %d ticks", n)
+	}
+	e.Probe(0, 0, statemap.OK)
+	e.Probe(0, 1, statemap.OK)
+	e.Probe(5*s, 1, statemap.QueryResultsTimeout) // threshold -1: never expires
+	if n, ok := e.TicksToExpiry(); ok {
+		t.Fatalf("a -1 alarm: %d ticks", n)
+	}
+	e.Probe(5*s, 0, statemap.LoginResponseTimeout) // threshold 8
+	if n, ok := e.TicksToExpiry(); !ok || n != 8 {
+		t.Fatalf("threshold 8 raised: %d, %v; want 8", n, ok)
+	}
+	e.Ticks(30*s, 3)
+	if n, _ := e.TicksToExpiry(); n != 5 {
+		t.Fatalf("after 3 ticks: %d, want 5", n)
+	}
+	if a := e.Alarms(nil, 0); a[0].Count != 3 {
+		t.Fatalf("count %d, want 3", a[0].Count)
+	}
+	e.Probe(32*s, 2, statemap.NoRouteToHost) // threshold 6: expires at tick 9, after the first
+	if n, _ := e.TicksToExpiry(); n != 5 {
+		t.Fatalf("a later alarm: %d, want 5", n)
+	}
+	e.Ready()
+	e.Ticks(70*s, 4)
+	if evs := e.Ready(); len(evs) != 0 {
+		t.Fatalf("skipped ticks decided: %s", kinds(evs))
+	}
+	e.Probe(75*s, 1, statemap.OK) // heals db2's -1 alarm: db2 is eligible again
+	if n, _ := e.TicksToExpiry(); n != 1 {
+		t.Fatalf("after 7 ticks and a heal: %d, want 1", n)
+	}
+	e.Ready()
+	e.Ticks(80*s, 1)
+	if got := kinds(e.Ready()); got != "alarm-expired failover" {
+		t.Fatalf("tick 8: %s", got)
+	}
+	if n, _ := e.TicksToExpiry(); n != 1 {
+		t.Fatalf("after the failover: %d, want 1 (db3's alarm at tick 9)", n)
+	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("skipping the tick at which db3's alarm expires did not panic")
+			}
+		}()
+		e.Ticks(100*s, 2)
+	}()
+	e2 := newTest(t, Maintenance, Master, Replica)
+	e2.Probe(0, 0, statemap.SocketIOError)
+	if n, ok := e2.TicksToExpiry(); ok {
+		t.Fatalf("maintenance: %d ticks", n)
+	}
+}
+
+// A master failed under manual policy is shunned: ok probes do not return it, not even once
+// the policy is automatic again; recover does, as master, and deletes its alarms.
+func TestManualMasterStaysFailed(t *testing.T) {
+	e := newTest(t, Manual, Master, Replica)
+	e.Probe(0, 1, statemap.OK)
+	e.Probe(0, 0, statemap.SocketConnectTimeout) // threshold 8, ageing
+	e.Probe(5*s, 0, statemap.SocketIOError)      // fails the master at once
+	if v := e.Node(0); !v.Failed || !v.Shunned || e.Master() != -1 {
+		t.Fatalf("db1 %+v, master %d", v, e.Master())
+	}
+	e.SetPolicy(60*s, Automatic)
+	e.Probe(120*s, 0, statemap.OK)
+	if v := e.Node(0); !v.Failed {
+		t.Fatal("db1 came back by itself")
+	}
+	e.Probe(125*s, 0, statemap.SocketConnectTimeout) // a failed node raises nothing
+	e.Ready()
+	e.Recover(130*s, 0)
+	if got := kinds(e.Ready()); got != "recovered" {
+		t.Fatalf("recover: %s", got)
+	}
+	if v := e.Node(0); v.Failed || e.Master() != 0 {
+		t.Fatalf("after recover: db1 %+v, master %d", v, e.Master())
+	}
+}
+
+// Recover deletes the node's alarms, those still ageing included, so that they cannot fail it
+// again.
+func TestRecoverClearsAlarms(t *testing.T) {
+	e := newTest(t, Manual, Master, Replica)
+	e.Probe(0, 0, statemap.OK)
+	e.Probe(0, 1, statemap.SocketConnectTimeout) // threshold 8
+	e.Probe(5*s, 1, statemap.SocketIOError)      // failed at once
+	e.Ticks(50*s, 5)
+	e.Ready()
+	e.Recover(55*s, 1)
+	evs := e.Ready()
+	if got := kinds(evs); got != "alarm-cleared recovered" || evs[0].Detail != "recover" || evs[0].Count != 5 {
+		t.Fatalf("recover: %s %+v", got, evs)
+	}
+	if n, ok := e.TicksToExpiry(); ok {
+		t.Fatalf("an alarm left: %d ticks", n)
+	}
+	e.Ticks(80*s, 3)
+	if e.Node(1).Failed {
+		t.Fatal("the old alarm failed db2 again")
+	}
+}
+
+// A replica whose manager is down is not eligible; the event says why no replica was.
+func TestCandidateNeedsManager(t *testing.T) {
+	e := newTest(t, Automatic, Master, Replica, Replica, Replica)
+	for i := range 4 {
+		e.Probe(0, i, statemap.OK)
+	}
+	e.SetManager(1*s, 1, false)
+	e.Probe(2*s, 2, statemap.TooManyConnections)
+	e.Ready()
+	e.Probe(3*s, 0, statemap.SocketIOError)
+	evs := e.Ready()
+	if ev := evs[len(evs)-1]; ev.Kind != Failover || ev.Other != "db4" {
+		t.Fatalf("failover %+v", ev)
+	}
+	e.SetManager(4*s, 3, false)
+	e.Probe(5*s, 3, statemap.SocketIOError) // db4's manager is down: ignored
+	e.SetManager(6*s, 3, true)
+	e.Probe(6*s, 3, statemap.SocketIOError)
+	evs = e.Ready()
+	ev := evs[len(evs)-1]
+	if want := "db1 is failed, db2's manager is down, db3's last probe was not ok"; ev.Kind != NoCandidate || ev.Detail != want {
+		t.Fatalf("no candidate: %+v, want detail %q", ev, want)
+	}
+}

@@ -16,14 +16,14 @@ const (
 	AlarmRaised                         // a bad probe raised an alarm: Condition, Threshold, Action
 	AlarmExpired                        // an alarm's count reached its threshold; Action runs next: Condition, Count, Threshold, Action
 	AlarmHealed                         // an ok probe deleted the alarm (self-heal): Condition, Count it had reached
-	AlarmCleared                        // entering maintenance deleted the alarm: Condition, Count
+	AlarmCleared                        // the alarm was deleted: Condition, Count; Detail "maintenance" (entering it) or "recover" (the operator's)
 	ExpiryWaiting                       // an alarm expired with no manager up to fence: Condition, Count
 	Logged                              // an expired alarm's action none ran: it only logs
 	AlertNotImplemented                 // an expired alarm's action alert ran: "ALERT NOT IMPLEMENTED"
 	AlreadyFailed                       // an expired fail alarm on a node that is already failed: nothing done
 	NodeFailed                          // the node was failed (taken out of service): Condition; Detail says why it is not a failover
 	Failover                            // the master Node was failed and Other became master: Condition
-	NoCandidate                         // the master Node was failed and no replica was eligible: no master
+	NoCandidate                         // the master Node was failed and no replica was eligible: no failover, no master; Detail says why each other node was not
 	NodeRecovered                       // the node returned to service: Role; Detail "ok probe" or "operator"
 	RecoverIgnored                      // an operator recover on a node that is not failed
 	PolicyChanged                       // the cluster's policy became Policy

@@ -31,3 +31,24 @@ func TestNextProbeStart(t *testing.T) {
 		}
 	}
 }
+
+func TestNthTick(t *testing.T) {
+	s := time.Second
+	last := Never / (10 * s) * (10 * s) // the last tick a Duration holds
+	for _, c := range []struct {
+		at   time.Duration
+		n    int64
+		want time.Duration
+	}{
+		{0, 1, 10 * s}, {0, 8, 80 * s}, {5 * s, 1, 10 * s}, {10 * s, 1, 20 * s}, {10 * s, 3, 40 * s},
+		{15 * s, 2, 30 * s}, {last - 10*s, 1, last}, {last - 10*s, 2, Never}, {last, 1, Never},
+		{0, 1 << 62, Never}, {Never, 1, Never},
+	} {
+		if got := NthTick(c.at, c.n); got != c.want {
+			t.Errorf("NthTick(%v, %d) = %v, want %v", c.at, c.n, got, c.want)
+		}
+	}
+	if got := NextTick(Never - 1); got != Never {
+		t.Errorf("NextTick near the end = %v, want Never", got)
+	}
+}

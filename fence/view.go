@@ -11,7 +11,7 @@ type NodeView struct {
 	Name      string
 	Role      Role // master or replica; a failed node keeps the role it had
 	Failed    bool // out of service
-	Shunned   bool // a master failed over: never recovered automatically
+	Shunned   bool // a failed master (failed over, or failed under manual policy): never recovered automatically
 	ManagerUp bool
 	State     statemap.State // the datasource state its last probe showed; unknown before any
 	LastOK    bool           // its last finished probe was ok
@@ -44,8 +44,9 @@ func (e *Engine) Node(i int) NodeView {
 
 // Alarms appends node i's active alarms, oldest first, to dst and returns it.
 func (e *Engine) Alarms(dst []AlarmView, i int) []AlarmView {
-	for _, a := range e.nodes[i].alarms {
-		dst = append(dst, AlarmView{Condition: a.cond, Count: a.count, Threshold: a.threshold, Action: a.action})
+	for j := range e.nodes[i].alarms {
+		a := &e.nodes[i].alarms[j]
+		dst = append(dst, AlarmView{Condition: a.cond, Count: e.count(a), Threshold: a.threshold, Action: a.action})
 	}
 	return dst
 }
@@ -67,12 +68,13 @@ func (e *Engine) Master() int {
 }
 
 // Steady reports whether a probe of node i ending in c, finishing at any time up to until,
-// would change nothing, provided no other call than Tick is made meanwhile: the node already
-// shows what c shows, and c is ok with no alarm to heal and nothing to recover, or c is bad and
-// there is nothing to raise (its alarm is active, the node is failed, or the cluster is in
-// maintenance). until is the last instant that holds: the tick at which c's active alarm
-// expires (probes count before the tick at an instant), or never. It assumes the driver ticks
-// every TickInterval. A driver may skip such probes, keeping their schedule.
+// would change nothing, provided no other call than Tick or Ticks is made meanwhile: the node
+// already shows what c shows, and c is ok with no alarm to heal and nothing to recover, or c is
+// bad and there is nothing to raise (its alarm is active, the node is failed, or the cluster is
+// in maintenance). until is the last instant that holds: the tick at which c's active alarm
+// expires (probes count before the tick at an instant), or Never. It assumes the timekeeper
+// ticks at every multiple of TickInterval, whether the driver makes those ticks one by one or
+// accounts for them with Ticks. A driver may skip such probes, keeping their schedule.
 func (e *Engine) Steady(i int, c statemap.Condition) (steady bool, until time.Duration) {
 	n := &e.nodes[i]
 	ok := c == statemap.OK
@@ -83,27 +85,25 @@ func (e *Engine) Steady(i int, c statemap.Condition) (steady bool, until time.Du
 	if !n.managerUp || !n.probed || n.state != to || n.lastOK != ok {
 		return false, 0
 	}
-	const never = time.Duration(1<<63 - 1)
 	if ok {
 		if len(n.alarms) > 0 || (n.failed && !n.shunned && e.policy == Automatic) {
 			return false, 0
 		}
-		return true, never
+		return true, Never
 	}
 	if e.policy == Maintenance || n.failed {
-		return true, never
+		return true, Never
 	}
-	for _, a := range n.alarms {
+	for j := range n.alarms {
+		a := &n.alarms[j]
 		if a.cond != c {
 			continue
 		}
-		if a.threshold < 0 || a.due() {
-			return true, never // never expires, or waits for a coordinator (a SetManager call)
+		if a.threshold < 0 || e.due(a) {
+			return true, Never // never expires, or waits for a coordinator (a SetManager call)
 		}
-		// The next tick is the one after the last: at an instant that is a tick, probes
-		// count before it.
 		// At an instant that is a tick, probes count before it: the next tick may be now.
-		return true, NextTick(max(e.lastTick, e.now-1)) + time.Duration(a.threshold-a.count-1)*statemap.TickInterval
+		return true, NthTick(max(e.lastTick, e.now-1), int64(a.threshold-e.count(a)))
 	}
 	return false, 0
 }

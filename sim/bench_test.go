@@ -57,3 +57,40 @@ func BenchmarkReplayDay(b *testing.B) {
 		b.ReportMetric(simulated*float64(b.N)/b.Elapsed().Seconds(), "sim-s/s")
 	})
 }
+
+// BenchmarkReplaySpan replays the same handful of faults spread over a day and over 200 years:
+// the replay's cost follows the changes, not the span, so both cost about the same.
+//
+//	go test ./sim -run XXX -bench ReplaySpan -count 3
+func BenchmarkReplaySpan(b *testing.B) {
+	m := statemap.Default()
+	for _, c := range []struct {
+		name string
+		span time.Duration
+	}{{"day", 24 * time.Hour}, {"200-years", 200 * 365 * 24 * time.Hour}} {
+		tl, err := sim.Parse("span.timeline", []byte(spanText(c.span)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				sim.Replay(tl, m, sim.NewReport(tl, m))
+			}
+		})
+	}
+}
+
+// spanText writes a three-node timeline with the same eight faults at the same fractions of
+// span: a stall, a replica frozen and failed, healed and returned, errors, and the master frozen
+// and failed over.
+func spanText(span time.Duration) string {
+	start := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	var b strings.Builder
+	b.WriteString("cluster db1:master db2:replica db3:replica\nstart 2000-01-01T00:00:00Z\n")
+	for i, ev := range []string{"db2 stall", "db3 freeze", "db2 heal", "db3 heal", "db2 error 1040", "db1 freeze", "db2 heal", "db3 slow 2s"} {
+		fmt.Fprintf(&b, "%s %s\n", start.Add(span/9*time.Duration(i+1)).Format(time.RFC3339), ev)
+	}
+	fmt.Fprintf(&b, "%s cluster end\n", start.Add(span).Format(time.RFC3339))
+	return b.String()
+}

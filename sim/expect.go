@@ -53,13 +53,26 @@ func (w window) holds(t time.Duration) bool {
 
 func (p *parser) expect(w []string) (Expect, error) {
 	base := expectBase{line: p.line, text: "expect " + strings.Join(w, " ")}
-	usage := "want \"expect no failover\", \"expect failover [of NODE] [to NODE] [after TIME] [by TIME]\", \"expect NODE failed [after TIME] [by TIME]\", \"expect NODE never failed\" or \"expect NODE STATE|ROLE at TIME\""
+	usage := "want \"expect no failover\", \"expect failover [of NODE] [to NODE] [after TIME] [by TIME]\", \"expect no master [after TIME] [by TIME]\", \"expect NODE failed [after TIME] [by TIME]\", \"expect NODE never failed\" or \"expect NODE STATE|ROLE at TIME\""
 	if len(w) == 0 {
 		return nil, p.errf("expect what? %s", usage)
 	}
 	switch {
 	case len(w) == 2 && w[0] == "no" && w[1] == "failover":
 		return &expectNoFailover{expectBase: base, start: p.tl.Start}, nil
+	case len(w) >= 2 && w[0] == "no" && w[1] == "master":
+		e := &expectNoMaster{expectBase: base, start: p.tl.Start}
+		rest := w[2:]
+		for len(rest) > 0 {
+			if len(rest) < 2 || (rest[0] != "after" && rest[0] != "by") {
+				return nil, p.errf("no master: want \"expect no master [after TIME] [by TIME]\"")
+			}
+			if err := p.bound(&e.win, rest[0], rest[1]); err != nil {
+				return nil, err
+			}
+			rest = rest[2:]
+		}
+		return e, nil
 	case w[0] == "property":
 		return p.property(base, w[1:])
 	case w[0] == "failover":
@@ -144,7 +157,8 @@ func (p *parser) bound(w *window, word, val string) error {
 	return nil
 }
 
-// expectNoFailover holds when no failover happens.
+// expectNoFailover holds when no failover happens: no replica is promoted. A master failed
+// with no replica eligible is no failover.
 type expectNoFailover struct {
 	expectBase
 	start time.Time
@@ -152,7 +166,7 @@ type expectNoFailover struct {
 }
 
 func (x *expectNoFailover) Event(ev fence.Event) {
-	if ev.Kind == fence.Failover || ev.Kind == fence.NoCandidate {
+	if ev.Kind == fence.Failover {
 		x.seen = append(x.seen, ev)
 	}
 }
@@ -162,26 +176,33 @@ func (x *expectNoFailover) Verdict() (bool, string) {
 		return true, ""
 	}
 	ev := x.seen[0]
-	return false, fmt.Sprintf("%s failed over at %s (%s)", ev.Node, Clock(x.start, ev.At), ev.Condition)
+	return false, fmt.Sprintf("%s failed over to %s at %s (%s)", ev.Node, ev.Other, Clock(x.start, ev.At), ev.Condition)
 }
 
-// expectFailover holds when a failover matching of/to happens within the window.
+// expectFailover holds when a failover matching of/to happens within the window: a replica
+// is promoted. A master failed with no replica eligible is no failover.
 type expectFailover struct {
 	expectBase
 	start            time.Time
 	from, to         int
 	fromName, toName string
 	win              window
-	got              []fence.Event
+	got              []fence.Event // failovers
+	none             []fence.Event // masters failed with no replica eligible
 	match            bool
 }
 
 func (x *expectFailover) Event(ev fence.Event) {
-	if ev.Kind != fence.Failover && ev.Kind != fence.NoCandidate {
+	switch ev.Kind {
+	case fence.NoCandidate:
+		x.none = append(x.none, ev)
+		return
+	case fence.Failover:
+	default:
 		return
 	}
 	x.got = append(x.got, ev)
-	if (x.fromName == "" || ev.Node == x.fromName) && (x.toName == "" || (ev.Kind == fence.Failover && ev.Other == x.toName)) && x.win.holds(ev.At) {
+	if (x.fromName == "" || ev.Node == x.fromName) && (x.toName == "" || ev.Other == x.toName) && x.win.holds(ev.At) {
 		x.match = true
 	}
 }
@@ -190,18 +211,70 @@ func (x *expectFailover) Verdict() (bool, string) {
 	if x.match {
 		return true, ""
 	}
+	var none []string
+	for _, ev := range x.none {
+		none = append(none, fmt.Sprintf("master %s failed at %s and no replica was eligible", ev.Node, Clock(x.start, ev.At)))
+	}
 	if len(x.got) == 0 {
+		if len(none) > 0 {
+			return false, "no failover happened: " + strings.Join(none, "; ")
+		}
 		return false, "no failover happened"
 	}
 	var seen []string
 	for _, ev := range x.got {
-		if ev.Kind == fence.Failover {
-			seen = append(seen, fmt.Sprintf("%s to %s at %s", ev.Node, ev.Other, Clock(x.start, ev.At)))
-		} else {
-			seen = append(seen, fmt.Sprintf("%s to no one at %s", ev.Node, Clock(x.start, ev.At)))
-		}
+		seen = append(seen, fmt.Sprintf("%s to %s at %s", ev.Node, ev.Other, Clock(x.start, ev.At)))
 	}
-	return false, "the failovers were " + strings.Join(seen, "; ")
+	why := "the failovers were " + strings.Join(seen, "; ")
+	if len(none) > 0 {
+		why += "; and " + strings.Join(none, "; ")
+	}
+	return false, why
+}
+
+// expectNoMaster holds when, at some moment within the window, no node is master in service:
+// the master was failed and no replica promoted. The engine is read at the end of each
+// instant; the window's "after" is a checkpoint, so the state carried into the window counts.
+type expectNoMaster struct {
+	expectBase
+	start  time.Time
+	win    window
+	looked bool
+	hit    bool
+}
+
+func (x *expectNoMaster) Checkpoints() []time.Duration {
+	if x.win.hasAfter {
+		return []time.Duration{x.win.after}
+	}
+	return []time.Duration{0}
+}
+
+func (x *expectNoMaster) Instant(at time.Duration, e *fence.Engine) {
+	if x.hit || !x.win.holds(at) {
+		return
+	}
+	x.looked = true
+	x.hit = e.Master() < 0
+}
+
+func (x *expectNoMaster) Verdict() (bool, string) {
+	switch {
+	case x.hit:
+		return true, ""
+	case !x.looked:
+		return false, "the replay ended before the window"
+	}
+	why := "a master was in service all along"
+	switch w := x.win; {
+	case w.hasAfter && w.hasBy:
+		why += fmt.Sprintf(" from %s to %s", Clock(x.start, w.after), Clock(x.start, w.by))
+	case w.hasAfter:
+		why += " from " + Clock(x.start, w.after)
+	case w.hasBy:
+		why += " until " + Clock(x.start, w.by)
+	}
+	return false, why
 }
 
 // expectFailed holds when the node is fenced (failed, or failed over) within the window, or,

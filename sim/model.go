@@ -60,3 +60,23 @@ func Predict(f fault.Fault, timeout time.Duration) Outcome {
 	}
 	return at(statemap.UntrappedCondition)
 }
+
+// DatabaseDead reports whether fault f on a node's link means its database is dead, for
+// judging whether fencing it was right: refuse, reset, close, freeze, blackhole, unreachable and
+// hostdown (the host is down, and its database with it) are death; no fault, stall, slow and
+// error are a live database answering slowly or with an error. A forced condition ("probe C")
+// is death when C is what a dead database's probes end in: socket_io_error,
+// login_response_timeout, socket_connect_timeout, no_route_to_host or host_is_down.
+func DatabaseDead(f fault.Fault) bool {
+	switch f.Kind {
+	case fault.Refuse, fault.Reset, fault.Close, fault.Freeze, fault.Blackhole, fault.Unreachable, fault.HostDown:
+		return true
+	case fault.Probe:
+		c, _ := statemap.ParseCondition(f.Condition)
+		switch c {
+		case statemap.SocketIOError, statemap.LoginResponseTimeout, statemap.SocketConnectTimeout, statemap.NoRouteToHost, statemap.HostIsDown:
+			return true
+		}
+	}
+	return false
+}

@@ -80,7 +80,11 @@ func Describe(ev fence.Event) string {
 	case fence.AlarmHealed:
 		return fmt.Sprintf("%s alarm self-healed: %s after %s (threshold %d)", ev.Node, ev.Condition, plural(ev.Count, "tick"), ev.Threshold)
 	case fence.AlarmCleared:
-		return fmt.Sprintf("%s alarm cleared by maintenance: %s after %s (threshold %d)", ev.Node, ev.Condition, plural(ev.Count, "tick"), ev.Threshold)
+		by := "maintenance"
+		if ev.Detail == "recover" {
+			by = "the operator's recover"
+		}
+		return fmt.Sprintf("%s alarm cleared by %s: %s after %s (threshold %d)", ev.Node, by, ev.Condition, plural(ev.Count, "tick"), ev.Threshold)
 	case fence.ExpiryWaiting:
 		return fmt.Sprintf("%s alarm expired: %s after %s, but no manager is up to fence: waiting", ev.Node, ev.Condition, plural(ev.Count, "tick"))
 	case fence.Logged:
@@ -97,7 +101,7 @@ func Describe(ev fence.Event) string {
 	case fence.Failover:
 		return fmt.Sprintf("%s FAILOVER: master %s failed (%s), %s is master", ev.Node, ev.Node, ev.Condition, ev.Other)
 	case fence.NoCandidate:
-		return fmt.Sprintf("%s FAILOVER: master %s failed (%s), no replica eligible: %s; the cluster has no master", ev.Node, ev.Node, ev.Condition, ev.Detail)
+		return fmt.Sprintf("%s FAILED: master out of service (%s); no failover: no replica eligible (%s); the cluster has no master", ev.Node, ev.Condition, ev.Detail)
 	case fence.NodeRecovered:
 		return fmt.Sprintf("%s recovered: back in service as %s (%s)", ev.Node, ev.Role, ev.Detail)
 	case fence.RecoverIgnored:
@@ -201,6 +205,7 @@ type summaryJSON struct {
 		File         string         `json:"file"`
 		Failover     bool           `json:"failover"`
 		Failovers    []failoverJSON `json:"failovers"`
+		NoCandidate  []failoverJSON `json:"no_candidate,omitempty"`
 		Verdict      []string       `json:"verdict"`
 		Expectations []ExpectResult `json:"expectations"`
 		Held         int            `json:"held"`
@@ -223,6 +228,9 @@ func (p *Printer) Summary(file string, r *Report, results []ExpectResult) error 
 		s.Summary.Failovers = []failoverJSON{}
 		for _, ev := range r.Failovers() {
 			s.Summary.Failovers = append(s.Summary.Failovers, failoverJSON{T: ev.At.Seconds(), Time: Clock(p.start, ev.At), From: ev.Node, To: ev.Other, Condition: ev.Condition.String()})
+		}
+		for _, ev := range r.NoCandidates() {
+			s.Summary.NoCandidate = append(s.Summary.NoCandidate, failoverJSON{T: ev.At.Seconds(), Time: Clock(p.start, ev.At), From: ev.Node, Condition: ev.Condition.String()})
 		}
 		s.Summary.Verdict = r.Verdict()
 		s.Summary.Expectations = results

@@ -15,8 +15,12 @@ import (
 // "expect property NAME [ARG]"; a replay judges it like any other expectation, so a
 // counterexample that failsim check writes fails again under failsim replay.
 const (
-	// NoFalseFailover: the master is never fenced (no failover, no failed master). failsim
-	// check judges it on benign traces only, where every fence is a false one.
+	// NoFalseFailover: the master is never fenced falsely (a failover, a master failed with no
+	// replica eligible, or a master failed under manual policy). On a timeline recording
+	// "family benign" (failsim check's benign traces and their counterexamples) every fence
+	// of the master is false. Elsewhere a fence is false when the master's database was alive
+	// at that moment by the fault on its link (DatabaseDead): no fault, stall, slow, error, or
+	// a forced condition no dead database shows.
 	NoFalseFailover = "no-false-failover"
 	// DetectsDeathWithin [DUR]: a fault on the master in service that the statemap fences,
 	// sustained for DUR, is fenced within DUR of its start. Without DUR, the statemap's own
@@ -72,11 +76,15 @@ func NewProperty(tl *Timeline, name string, args []string) (Property, error) {
 	return newProperty(tl, expectBase{text: text}, name, args)
 }
 
-// property parses "expect property NAME [ARG...]": a property of failsim check, judged over a
-// replay so that a counterexample timeline reproduces its violation.
+// property parses "expect property NAME [ARG...]", or NAME=ARG as failsim check spells it: a
+// property of failsim check, judged over a replay so that a counterexample timeline reproduces
+// its violation.
 func (p *parser) property(base expectBase, args []string) (Expect, error) {
 	if len(args) == 0 {
 		return nil, p.errf("expect property: which? want one of %s", strings.Join(propNames[:], ", "))
+	}
+	if name, arg, ok := strings.Cut(args[0], "="); ok {
+		args = append([]string{name, arg}, args[1:]...)
 	}
 	x, err := newProperty(p.tl, base, args[0], args[1:])
 	if err != nil {
@@ -156,6 +164,8 @@ type watcher struct {
 	fixed  bool
 
 	started    bool
+	benign     bool          // the timeline records family benign: every fence of the master is false
+	faults     []fault.Fault // per node: the fault on its link, for no-false-failover elsewhere
 	policy     fence.Policy
 	up         []bool // per node: manager up
 	coord      int    // the announced coordinator, -1 none
@@ -217,7 +227,11 @@ func (w *watcher) enable(name string, args []string) (prop, error) {
 func (w *watcher) start() {
 	w.started = true
 	w.policy = w.tl.Policy
+	w.benign = w.tl.Family == FamilyBenign
 	n := len(w.tl.Nodes)
+	if w.on[pNoFalseFailover] && !w.benign {
+		w.faults = make([]fault.Fault, n)
+	}
 	w.up, w.alarms = make([]bool, n), make([]int, n)
 	for i := range w.up {
 		w.up[i] = true
@@ -302,8 +316,12 @@ func (w *watcher) Event(ev fence.Event) {
 		}
 	case fence.FaultInjected:
 		w.unwatch(i)
-		if w.on[pDetectsDeath] && w.policy == fence.Automatic {
-			if f, err := fault.Parse(strings.Fields(ev.Detail)); err == nil && f.Kind != fault.Heal {
+		if (w.on[pDetectsDeath] && w.policy == fence.Automatic) || (w.faults != nil && i >= 0) {
+			f, err := fault.Parse(strings.Fields(ev.Detail))
+			if err == nil && w.faults != nil && i >= 0 {
+				w.faults[i] = f
+			}
+			if err == nil && f.Kind != fault.Heal && w.on[pDetectsDeath] && w.policy == fence.Automatic {
 				o := Predict(f, w.tl.Timeout)
 				w.watch = append(w.watch, deathWatch{node: i, since: ev.At, f: f, cond: o.Condition, took: o.Took})
 				w.arm()
@@ -312,7 +330,16 @@ func (w *watcher) Event(ev fence.Event) {
 	}
 
 	if fencesMaster(ev) {
-		w.fail(pNoFalseFailover, ev.At, "master %s was fenced (%s, %s) on a trace with no fatal fault", ev.Node, ev.Kind, ev.Condition)
+		switch {
+		case w.benign:
+			w.fail(pNoFalseFailover, ev.At, "master %s was fenced (%s, %s) on a trace with no fatal fault", ev.Node, ev.Kind, ev.Condition)
+		case w.faults != nil && i >= 0 && !DatabaseDead(w.faults[i]):
+			f := "no fault"
+			if w.faults[i].Kind != fault.Heal {
+				f = "fault " + w.faults[i].String()
+			}
+			w.fail(pNoFalseFailover, ev.At, "master %s was fenced (%s, %s) while its database was alive (%s)", ev.Node, ev.Kind, ev.Condition, f)
+		}
 		w.unwatch(i)
 	}
 	if ev.Kind == fence.NodeFailed {

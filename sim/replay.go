@@ -17,7 +17,11 @@ import (
 // probes start at t=0 and then at NextProbeStart; a node whose manager is down starts none and
 // its probe under way is lost. Observers are told of every instant at which something was
 // decided, every checkpoint and the end; a tick that decides nothing, alone at its instant, is
-// not one.
+// not one. At every instant they are told of, the engine has been ticked up to that instant.
+//
+// The cost of a replay follows what changes, not the span it covers: a probe that would change
+// nothing is not run (fence.Engine.Steady), and a tick at which no alarm can expire is not made
+// but accounted for with the next one (fence.Engine.Ticks, TicksToExpiry).
 func Replay(tl *Timeline, m *statemap.Map, obs ...Observer) *fence.Engine {
 	e, _ := ReplayContext(context.Background(), tl, m, obs...)
 	return e
@@ -27,18 +31,20 @@ func Replay(tl *Timeline, m *statemap.Map, obs ...Observer) *fence.Engine {
 // returns the engine as it stands and ctx's error. The observers have seen every instant up to
 // the stop.
 func ReplayContext(ctx context.Context, tl *Timeline, m *statemap.Map, obs ...Observer) (*fence.Engine, error) {
+	r := newRunner(ctx, tl, m, obs)
+	return r.e, r.run()
+}
+
+func newRunner(ctx context.Context, tl *Timeline, m *statemap.Map, obs []Observer) *runner {
 	e := fence.New(fence.Config{Nodes: tl.Nodes, Map: m, Policy: tl.Policy})
-	r := runner{ctx: ctx, tl: tl, e: e, obs: obs, nodes: make([]probeState, len(tl.Nodes))}
+	r := &runner{ctx: ctx, tl: tl, e: e, obs: obs, nodes: make([]probeState, len(tl.Nodes))}
 	for _, o := range obs {
 		if x, ok := o.(Expect); ok {
 			r.checkpoints = append(r.checkpoints, x.Checkpoints()...)
 		}
 	}
 	slices.Sort(r.checkpoints)
-	if err := r.run(); err != nil {
-		return e, err
-	}
-	return e, nil
+	return r
 }
 
 type probeState struct {
@@ -60,12 +66,36 @@ type runner struct {
 	ev          int // next timeline event
 	checkpoints []time.Duration
 	cp          int
+	ticked      time.Duration // the last tick the engine has been told of, made or skipped; 0 before any
 }
 
-const never = time.Duration(1<<63 - 1)
+const never = fence.Never
+
+// nextTick returns the next tick at which something can expire: the only one that must be made.
+func (r *runner) nextTick() time.Duration {
+	n, ok := r.e.TicksToExpiry()
+	if !ok {
+		return never
+	}
+	return fence.NthTick(r.ticked, n)
+}
+
+// catchUp tells the engine of the ticks before t it has not been told of: none of them decides
+// anything, but they count, and the events at t say how far each alarm counted.
+func (r *runner) catchUp(t time.Duration) {
+	if last := (t - 1) / statemap.TickInterval * statemap.TickInterval; last > r.ticked {
+		r.e.Ticks(last, int64((last-r.ticked)/statemap.TickInterval))
+		r.ticked = last
+	}
+}
+
+// tickAt makes the tick at t, a tick instant, with the ticks skipped since the last one made.
+func (r *runner) tickAt(t time.Duration) {
+	r.e.Ticks(t, int64((t-r.ticked)/statemap.TickInterval))
+	r.ticked = t
+}
 
 func (r *runner) run() error {
-	tick := fence.NextTick(0)
 	for i := range r.nodes {
 		r.nodes[i].outcome = Outcome{Condition: statemap.OK}
 	}
@@ -78,6 +108,7 @@ func (r *runner) run() error {
 			default:
 			}
 		}
+		tick := r.nextTick()
 		t := tick
 		if r.ev < len(r.tl.Events) {
 			t = min(t, r.tl.Events[r.ev].At)
@@ -90,20 +121,17 @@ func (r *runner) run() error {
 			due = min(due, r.nodes[i].at)
 		}
 		t = min(t, due, r.tl.End)
-		if t == tick {
-			tick = fence.NextTick(t)
-			if t < due && (r.ev >= len(r.tl.Events) || r.tl.Events[r.ev].At > t) &&
-				(r.cp >= len(r.checkpoints) || r.checkpoints[r.cp] > t) && t != r.tl.End {
-				// Nothing but the tick at this instant: if it decides nothing, the
-				// observers have nothing to look at.
-				r.e.Tick(t)
-				if r.flush() {
-					for _, o := range r.obs {
-						o.Instant(t, r.e)
-					}
+		if t == tick && t < due && (r.ev >= len(r.tl.Events) || r.tl.Events[r.ev].At > t) &&
+			(r.cp >= len(r.checkpoints) || r.checkpoints[r.cp] > t) && t != r.tl.End {
+			// Nothing but the tick at this instant: if it decides nothing, the observers
+			// have nothing to look at.
+			r.tickAt(t)
+			if r.flush() {
+				for _, o := range r.obs {
+					o.Instant(t, r.e)
 				}
-				continue
 			}
+			continue
 		}
 		r.instant(t, due == t)
 		if t == r.tl.End {
@@ -118,6 +146,7 @@ func (r *runner) run() error {
 // instant runs virtual time t; probes is false when no probe finishes or starts at t, unless a
 // timeline event at t starts one (a manager coming up).
 func (r *runner) instant(t time.Duration, probes bool) {
+	r.catchUp(t)
 	for ; r.ev < len(r.tl.Events) && r.tl.Events[r.ev].At == t; r.ev++ {
 		r.apply(t, &r.tl.Events[r.ev])
 		r.flush()
@@ -127,7 +156,7 @@ func (r *runner) instant(t time.Duration, probes bool) {
 		r.probes(t)
 	}
 	if t > 0 && t%statemap.TickInterval == 0 {
-		r.e.Tick(t)
+		r.tickAt(t)
 		r.flush()
 	}
 	for _, o := range r.obs {

@@ -16,9 +16,10 @@ type Report struct {
 	m         *statemap.Map
 	nodes     map[string]*nodeStory
 	order     []string
-	failovers []fence.Event // Failover and NoCandidate, in order
+	fences    []fence.Event // Failover and NoCandidate, in order
+	failovers []fence.Event // Failover alone: promotions
 	expired   map[string]fence.Event
-	why       map[int]string // failover index -> the expiry that caused it
+	why       map[int]string // index in fences -> the expiry that caused it
 	active    int            // alarms raised and not yet healed, cleared or expired
 	buf       []fence.AlarmView
 }
@@ -30,8 +31,9 @@ type nodeStory struct {
 	raised    [statemap.NumConditions]bool
 	expired   [statemap.NumConditions]bool
 	heals     []time.Duration
-	cleared   int
-	fenced    []fence.Event // NodeFailed, AlreadyFailed, waiting
+	cleared   int             // alarms cleared by entering maintenance
+	recovers  []time.Duration // operator recovers that cleared alarms
+	fenced    []fence.Event   // NodeFailed, AlreadyFailed, waiting
 	downSince time.Duration
 	down      bool
 	downEver  []time.Duration
@@ -83,7 +85,13 @@ func (r *Report) Event(ev fence.Event) {
 		n.maxCount[ev.Condition] = max(n.maxCount[ev.Condition], ev.Count)
 	case fence.AlarmCleared:
 		r.active--
-		n.cleared++
+		if ev.Detail == "recover" {
+			if len(n.recovers) == 0 || n.recovers[len(n.recovers)-1] != ev.At {
+				n.recovers = append(n.recovers, ev.At)
+			}
+		} else {
+			n.cleared++
+		}
 		n.maxCount[ev.Condition] = max(n.maxCount[ev.Condition], ev.Count)
 	case fence.AlarmExpired:
 		r.active--
@@ -98,9 +106,12 @@ func (r *Report) Event(ev fence.Event) {
 			if x.Threshold > 0 {
 				lasted = "lasted " + plural(x.Count, "tick")
 			}
-			r.why[len(r.failovers)] = fmt.Sprintf("%s on %s %s (threshold %d, action %s)", x.Condition, ev.Node, lasted, x.Threshold, x.Action)
+			r.why[len(r.fences)] = fmt.Sprintf("%s on %s %s (threshold %d, action %s)", x.Condition, ev.Node, lasted, x.Threshold, x.Action)
 		}
-		r.failovers = append(r.failovers, ev)
+		r.fences = append(r.fences, ev)
+		if ev.Kind == fence.Failover {
+			r.failovers = append(r.failovers, ev)
+		}
 	case fence.ManagerDown:
 		n.down, n.downSince = true, ev.At
 		n.downEver = append(n.downEver, ev.At)
@@ -109,30 +120,46 @@ func (r *Report) Event(ev fence.Event) {
 	}
 }
 
-// FailedOver reports whether any failover was attempted.
+// FailedOver reports whether the cluster failed over: a replica was promoted. A master failed
+// with no replica eligible is no failover.
 func (r *Report) FailedOver() bool { return len(r.failovers) > 0 }
 
-// Failovers returns the failover events, in order.
+// Failovers returns the failovers, in order: each a promotion (fence.Failover).
 func (r *Report) Failovers() []fence.Event { return r.failovers }
 
+// NoCandidates returns the failures of a master with no replica eligible (fence.NoCandidate),
+// in order: no failover, and the cluster left without a master.
+func (r *Report) NoCandidates() []fence.Event {
+	var out []fence.Event
+	for _, ev := range r.fences {
+		if ev.Kind == fence.NoCandidate {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
 // Verdict returns the verdict's lines: the first says whether the cluster failed over, the rest
-// why, or why not.
+// why, or why not. A master failed with no replica eligible is reported as no failover.
 func (r *Report) Verdict() []string {
 	clock := func(d time.Duration) string { return Clock(r.tl.Start, d) }
 	var out []string
-	if len(r.failovers) > 0 {
-		for i, ev := range r.failovers {
-			lead := "failover"
+	if len(r.fences) > 0 {
+		for i, ev := range r.fences {
+			then := ""
 			if i > 0 {
-				lead = "then failover"
+				then = "then "
 			}
 			if ev.Kind == fence.Failover {
-				out = append(out, fmt.Sprintf("%s at %s: master %s failed, %s promoted", lead, clock(ev.At), ev.Node, ev.Other))
+				out = append(out, fmt.Sprintf("%sfailover at %s: master %s failed, %s promoted", then, clock(ev.At), ev.Node, ev.Other))
 			} else {
-				out = append(out, fmt.Sprintf("%s at %s: master %s failed, no replica eligible: no master", lead, clock(ev.At), ev.Node))
+				out = append(out, fmt.Sprintf("%sno failover: master %s failed at %s and no replica was eligible; the cluster has no master", then, ev.Node, clock(ev.At)))
 			}
 			if w, ok := r.why[i]; ok {
 				out = append(out, "  because "+w)
+			}
+			if ev.Kind == fence.NoCandidate {
+				out = append(out, "  not eligible: "+ev.Detail)
 			}
 		}
 		return out
@@ -150,6 +177,9 @@ func (r *Report) Verdict() []string {
 		}
 		if n.cleared > 0 {
 			out = append(out, fmt.Sprintf("  %s: entering maintenance cleared %s", name, plural(n.cleared, "alarm")))
+		}
+		if len(n.recovers) > 0 {
+			out = append(out, fmt.Sprintf("  %s: the operator's recover cleared its alarms (%s)", name, clockList(r.tl.Start, n.recovers, 8)))
 		}
 		if len(n.downEver) > 0 {
 			out = append(out, fmt.Sprintf("  %s: its manager went down at %s: no probes while down, nothing new known", name, clockList(r.tl.Start, n.downEver, 8)))

@@ -22,6 +22,22 @@ const (
 	DefaultTimeout  = 5 * time.Second
 	// DefaultTail is how long a replay runs past the last event when no "cluster end" is given.
 	DefaultTail = 10 * time.Minute
+	// MaxSpan is the longest span of virtual time a timeline may cover, from its start to its
+	// end: 290 Gregorian years. A Go duration holds about 292; the margin keeps every sum the
+	// replay makes (a probe's next start, a tick) inside it. Longer is refused, never clipped.
+	MaxSpan = 290 * year
+	// MaxChecker is the longest checker interval or timeout a timeline may set.
+	MaxChecker = 24 * time.Hour
+
+	year = 31556952 * time.Second // the mean Gregorian year
+)
+
+// The families of generated traces, as failsim check names them and a timeline's "family"
+// statement records them.
+const (
+	FamilyBenign = "benign"
+	FamilyFatal  = "fatal"
+	FamilyMixed  = "mixed"
 )
 
 // Timeline is a parsed incident: the cluster, the checker's settings and the timed events.
@@ -33,6 +49,7 @@ type Timeline struct {
 	Statemap     string        // the "statemap" statement's path, resolved against File's folder; "" if none
 	StatemapLine int
 	Policy       fence.Policy
+	Family       string    // the "family" statement: the check family a generated trace came from; "" for none
 	Start        time.Time // the clock time of t=0
 	Events       []Event   // in time order (file order among equal times)
 	End          time.Duration
@@ -120,9 +137,18 @@ func (p *parser) parse(data []byte) error {
 		return &statemap.ParseError{File: p.tl.File, Line: 0, Err: errors.New("empty timeline: want a first statement \"cluster NODE:ROLE ...\"")}
 	}
 	if !p.endSeen {
+		if p.last > MaxSpan-DefaultTail {
+			last := p.tl.Events[len(p.tl.Events)-1]
+			return &statemap.ParseError{File: p.tl.File, Line: last.Line, Err: fmt.Errorf("the replay would end %s after this last event, past %s: end the timeline with \"cluster end\"", DefaultTail, spanWords())}
+		}
 		p.tl.End = p.last + DefaultTail
 	}
 	return nil
+}
+
+// spanWords says what MaxSpan is, for errors.
+func spanWords() string {
+	return fmt.Sprintf("the %d years a timeline may span from its start", MaxSpan/year)
 }
 
 func (p *parser) statement(w []string) error {
@@ -132,7 +158,7 @@ func (p *parser) statement(w []string) error {
 			return p.errf("a second cluster statement: a timeline describes one cluster; cluster events start with a time, e.g. \"21:40:00 cluster policy maintenance\"")
 		}
 		return p.cluster(w[1:])
-	case "checker", "statemap", "policy", "start":
+	case "checker", "statemap", "policy", "start", "family":
 		if p.events {
 			return p.errf("%q must come before the first event", w[0])
 		}
@@ -202,6 +228,9 @@ func (p *parser) setting(w []string) error {
 			if err != nil || d <= 0 {
 				return p.errf("checker %s: %q is not a positive duration such as 3s", k, v)
 			}
+			if d > MaxChecker {
+				return p.errf("checker %s: %s is longer than %s", k, v, MaxChecker)
+			}
 			if k == "interval" {
 				p.tl.Interval = d
 			} else {
@@ -226,6 +255,11 @@ func (p *parser) setting(w []string) error {
 			return p.errf("policy %q: want automatic, manual or maintenance", args[0])
 		}
 		p.tl.Policy = pol
+	case "family":
+		if len(args) != 1 || (args[0] != FamilyBenign && args[0] != FamilyFatal && args[0] != FamilyMixed) {
+			return p.errf("family takes the failsim check family the trace was generated in: benign, fatal or mixed")
+		}
+		p.tl.Family = args[0]
 	case "start":
 		if len(args) != 1 {
 			return p.errf("start takes one time: HH:MM:SS or an RFC 3339 time")
@@ -260,6 +294,10 @@ func (p *parser) parseTime(s string) (time.Duration, error) {
 	if d < 0 {
 		return 0, p.errf("time %s is before the start %s", s, p.tl.Start.Format("15:04:05"))
 	}
+	// Sub saturates: a difference a Duration cannot hold comes back as the largest one.
+	if d > MaxSpan || !p.tl.Start.Add(d).Equal(t) {
+		return 0, p.errf("time %s is more than %s", s, spanWords())
+	}
 	return d, nil
 }
 
@@ -270,10 +308,13 @@ func (p *parser) event(w []string) error {
 		if err != nil || d < 0 {
 			return p.errf("%q: want +DURATION such as +10m or +90s", w[0])
 		}
+		if d > MaxSpan-p.last {
+			return p.errf("%s after the previous event at %s is more than %s", w[0], p.clock(p.last), spanWords())
+		}
 		at = p.last + d
 	} else {
 		if !strings.ContainsAny(w[0], ":") {
-			return p.errf("unknown statement %q: want cluster, checker, statemap, policy, start, expect, or an event \"TIME NODE FAULT\"", w[0])
+			return p.errf("unknown statement %q: want cluster, checker, statemap, policy, start, family, expect, or an event \"TIME NODE FAULT\"", w[0])
 		}
 		d, err := p.parseTime(w[0])
 		if err != nil {

@@ -46,7 +46,8 @@ var propsLine = regexp.MustCompile(`^properties: Line (\d+): (.*)$`)
 
 // Parse reads one statemap file in Java properties format. name is used in errors and as each
 // rule's Source ("name:line"). Every condition it names must have all three keys, a known state
-// and action, and a threshold that is an integer >= -1; values are case-insensitive.
+// and action, and a threshold that is an integer from -1 to MaxThreshold; values are
+// case-insensitive.
 func Parse(name string, data []byte) (Rules, error) {
 	l := &properties.Loader{Encoding: properties.UTF8, DisableExpansion: true}
 	p, err := l.LoadBytes(data)
@@ -127,8 +128,8 @@ func parseRule(c Condition, vals [numFields]string, lineOf func(field) int, name
 	}
 	r.State = s
 	t, err := strconv.Atoi(strings.TrimSpace(vals[fieldThreshold]))
-	if err != nil || t < -1 {
-		return bad(fieldThreshold, fmt.Errorf("threshold %q: want an integer >= -1 (ticks of 10 s; -1 never, 0 at once)", vals[fieldThreshold]))
+	if err != nil || t < -1 || t > MaxThreshold {
+		return bad(fieldThreshold, fmt.Errorf("threshold %q: want an integer from -1 to %d (ticks of 10 s; -1 never, 0 at once)", vals[fieldThreshold], MaxThreshold))
 	}
 	r.Threshold = t
 	a, ok := ParseAction(strings.ToLower(strings.TrimSpace(vals[fieldAction])))

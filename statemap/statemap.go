@@ -15,6 +15,11 @@ import (
 // TickInterval is the timekeeper's period: thresholds count these ticks.
 const TickInterval = 10 * time.Second
 
+// MaxThreshold is the largest threshold a statemap may set: 100,000,000 ticks, about 31.7
+// years of sustained failure. A larger one is refused when the file is read; -1 is the way to
+// say never.
+const MaxThreshold = 100_000_000
+
 // State is a datasource state as the manager shows it. The zero value is Unknown.
 type State uint8
 
@@ -224,8 +229,13 @@ func (r Rule) Window() (lo, hi time.Duration, ok bool) {
 	return time.Duration(r.Threshold-1) * TickInterval, time.Duration(r.Threshold) * TickInterval, true
 }
 
-// Explain says in one plain sentence what the rule does.
-func (r Rule) Explain() string {
+// Explain says in one plain sentence what the rule does for condition c. Only ok deletes the
+// node's alarms; any other condition, even one mapped to online, is a bad probe that raises
+// its alarm.
+func (r Rule) Explain(c Condition) string {
+	if c == OK {
+		return "healthy: deletes the node's alarms"
+	}
 	lo, hi, expires := r.Window()
 	var when string
 	switch {
@@ -236,17 +246,24 @@ func (r Rule) Explain() string {
 	default:
 		when = fmt.Sprintf("after %s: %d-%d s of sustained failure", plural(r.Threshold, "tick"), int(lo.Seconds()), int(hi.Seconds()))
 	}
+	var says string
 	switch {
-	case r.State == Online:
-		return "healthy: deletes the node's alarms"
 	case !expires:
-		return fmt.Sprintf("logs only: shows %s, never fences", r.State)
+		says = fmt.Sprintf("logs only: shows %s, never fences", r.State)
 	case r.Action == Fail:
-		return "fails the node " + when
+		says = "fails the node " + when
 	case r.Action == Alert:
-		return "logs ALERT NOT IMPLEMENTED " + when + ", never fences"
+		says = "logs ALERT NOT IMPLEMENTED " + when + ", never fences"
+	default:
+		says = "logs the expiry " + when + ", never fences"
 	}
-	return "logs the expiry " + when + ", never fences"
+	switch {
+	case r.State == Online && !expires:
+		says += ", yet is no ok probe: raises an alarm and deletes none"
+	case r.State == Online:
+		says += "; shows online, yet is no ok probe: raises an alarm and deletes none"
+	}
+	return says
 }
 
 func plural(n int, word string) string {

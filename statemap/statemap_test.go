@@ -68,8 +68,10 @@ func TestParseErrors(t *testing.T) {
 		{"# c\nsocket_io_eror.state=stopped\n", "f.properties:2: unknown condition \"socket_io_eror\" (did you mean socket_io_error?)"},
 		{"socket_io_error.state=stopped\nsocket_io_error.action=fail\n", "f.properties:1: socket_io_error: a block needs all three keys; missing socket_io_error.threshold"},
 		{"mysql_error.state=dead\nmysql_error.threshold=1\nmysql_error.action=fail\n", "f.properties:1: mysql_error.state: unknown state \"dead\": want online, stopped, timeout, suspect or unknown"},
-		{"mysql_error.state=suspect\nmysql_error.threshold=-2\nmysql_error.action=fail\n", "f.properties:2: mysql_error.threshold: threshold \"-2\": want an integer >= -1 (ticks of 10 s; -1 never, 0 at once)"},
-		{"mysql_error.state=suspect\nmysql_error.threshold=1.5\nmysql_error.action=fail\n", "f.properties:2: mysql_error.threshold: threshold \"1.5\": want an integer >= -1 (ticks of 10 s; -1 never, 0 at once)"},
+		{"mysql_error.state=suspect\nmysql_error.threshold=-2\nmysql_error.action=fail\n", "f.properties:2: mysql_error.threshold: threshold \"-2\": want an integer from -1 to 100000000 (ticks of 10 s; -1 never, 0 at once)"},
+		{"mysql_error.state=suspect\nmysql_error.threshold=1.5\nmysql_error.action=fail\n", "f.properties:2: mysql_error.threshold: threshold \"1.5\": want an integer from -1 to 100000000 (ticks of 10 s; -1 never, 0 at once)"},
+		{"mysql_error.state=suspect\nmysql_error.threshold=9223372036854775807\nmysql_error.action=fail\n", "f.properties:2: mysql_error.threshold: threshold \"9223372036854775807\": want an integer from -1 to 100000000 (ticks of 10 s; -1 never, 0 at once)"},
+		{"mysql_error.state=suspect\nmysql_error.threshold=100000001\nmysql_error.action=fail\n", "f.properties:2: mysql_error.threshold: threshold \"100000001\": want an integer from -1 to 100000000"},
 		{"mysql_error.state=suspect\nmysql_error.threshold=1\nmysql_error.action=page\n", "f.properties:3: mysql_error.action: unknown action \"page\": want none, alert or fail"},
 		{"mysql_error.colour=red\n", "f.properties:1: key \"mysql_error.colour\": \"colour\" is not state, threshold or action"},
 		{"threshold=1\n", "f.properties:1: key \"threshold\": want CONDITION.state, CONDITION.threshold or CONDITION.action"},
@@ -105,6 +107,9 @@ func TestWindowAndExplain(t *testing.T) {
 		ok     bool
 		says   string
 	}{
+		{Rule{State: Online, Threshold: -1, Action: None}, 0, 0, false, "logs only: shows online, never fences, yet is no ok probe: raises an alarm and deletes none"},
+		{Rule{State: Online, Threshold: 0, Action: Fail}, 0, 0, true, "fails the node at once; shows online, yet is no ok probe: raises an alarm and deletes none"},
+		{Rule{State: Suspect, Threshold: MaxThreshold, Action: Fail}, (MaxThreshold - 1) * TickInterval, MaxThreshold * TickInterval, true, "fails the node after 100000000 ticks: 999999990-1000000000 s of sustained failure"},
 		{Rule{State: Timeout, Threshold: 8, Action: Fail}, 70 * time.Second, 80 * time.Second, true, "fails the node after 8 ticks: 70-80 s of sustained failure"},
 		{Rule{State: Stopped, Threshold: 0, Action: Fail}, 0, 0, true, "fails the node at once"},
 		{Rule{State: Suspect, Threshold: 1, Action: Fail}, 0, 10 * time.Second, true, "fails the node after 1 tick: 0-10 s of sustained failure"},
@@ -116,9 +121,16 @@ func TestWindowAndExplain(t *testing.T) {
 		if lo != c.lo || hi != c.hi || ok != c.ok {
 			t.Errorf("%+v: window %v-%v %v", c.r, lo, hi, ok)
 		}
-		if got := c.r.Explain(); got != c.says {
+		if got := c.r.Explain(MySQLError); got != c.says {
 			t.Errorf("%+v: %q, want %q", c.r, got, c.says)
 		}
+	}
+}
+
+// ok is healthy, whatever its rule says.
+func TestExplainOK(t *testing.T) {
+	if got := Default().Rule(OK).Explain(OK); got != "healthy: deletes the node's alarms" {
+		t.Errorf("ok: %q", got)
 	}
 }
 
@@ -138,7 +150,7 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		for c, r := range rules {
-			if c >= NumConditions || r.Threshold < -1 || r.State >= numStates || r.Action >= numActions {
+			if c >= NumConditions || r.Threshold < -1 || r.Threshold > MaxThreshold || r.State >= numStates || r.Action >= numActions {
 				t.Fatalf("invalid rule %s %+v", c, r)
 			}
 		}

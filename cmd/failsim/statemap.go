@@ -25,7 +25,7 @@ func (m *Main) runStatemap(ctx context.Context, args []string) error {
 	fmt.Fprintln(tw, "CONDITION\tSTATE\tTHRESHOLD\tTIME\tACTION\tSOURCE\tEFFECT")
 	for _, c := range statemap.Conditions() {
 		r := sm.Rule(c)
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", c, r.State, r.Threshold, window(r), r.Action, r.Source, r.Explain())
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", c, r.State, r.Threshold, window(r), r.Action, r.Source, r.Explain(c))
 	}
 	return tw.Flush()
 }
