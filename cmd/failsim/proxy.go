@@ -1,12 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/failsim/failsim/fault"
+	"github.com/failsim/failsim/internal/input"
 	"github.com/failsim/failsim/proxy"
 )
 
@@ -85,12 +86,14 @@ func (m *Main) runProxyServe(ctx context.Context, c *cobra.Command, o *proxyFlag
 	control, token := o.control, o.token
 	cfg := proxy.Config{Seed: o.seed, Log: log}
 	if o.config != "" {
-		f, err := os.Open(o.config)
+		data, err := input.ReadFile(ctx, o.config, "proxy config file", input.ConfigMax)
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil // stopped before it served: nothing to stop
+			}
 			return usageErr(fmt.Errorf("proxy: %w", err), "")
 		}
-		fc, err := proxy.ParseConfig(o.config, f)
-		f.Close()
+		fc, err := proxy.ParseConfig(o.config, bytes.NewReader(data))
 		if err != nil {
 			return usageErr(err, "")
 		}
