@@ -45,7 +45,7 @@ func LoadContext(ctx context.Context, path string, stdin io.Reader, statemapPath
 	if err != nil {
 		return nil, nil, err
 	}
-	tl, err := Parse(name, data)
+	tl, err := parseContext(ctx, name, data)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -72,4 +72,24 @@ func LoadContext(ctx context.Context, path string, stdin io.Reader, statemapPath
 		return nil, nil, err
 	}
 	return tl, sm, nil
+}
+
+// parseContext parses a timeline, returning ctx's cause at once if ctx is done first: a
+// timeline near its cap takes seconds to parse. The parse itself runs on and is dropped.
+func parseContext(ctx context.Context, name string, data []byte) (*Timeline, error) {
+	type result struct {
+		tl  *Timeline
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		tl, err := Parse(name, data)
+		done <- result{tl, err}
+	}()
+	select {
+	case r := <-done:
+		return r.tl, r.err
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -151,13 +152,18 @@ func (m *Main) runCheck(ctx context.Context, o *checkFlags) error {
 	for _, cfg := range runs {
 		f := cfg.Family
 		bar := m.progressBar(f.String(), o.traces)
-		cfg.Progress = bar.update
+		var done atomic.Int64
+		cfg.Progress = func(n int) {
+			done.Store(int64(n))
+			bar.update(n)
+		}
 		log.Debug().Str("family", f.String()).Int("traces", o.traces).Msg("checking")
 		res, err := check.Run(ctx, cfg)
 		bar.clear()
 		if err != nil {
 			if ctx.Err() != nil {
-				return err
+				fmt.Fprintf(m.Stdout, "\n%s:\n  interrupted after %d of %d traces: no verdict\n", f, done.Load(), o.traces)
+				return interrupted(ctx, "check")
 			}
 			return usageErr(err, "")
 		}
