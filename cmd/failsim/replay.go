@@ -77,7 +77,11 @@ func (m *Main) runReplay(ctx context.Context, c *cobra.Command, o *replayFlags, 
 		return usageErr(err, "")
 	}
 	if o.live {
-		return m.runReplayLive(ctx, path, tl, sm, o.mysql, o.speed, f, log)
+		err := m.runReplayLive(ctx, path, tl, sm, o.mysql, o.speed, f, log)
+		if err != nil && ctx.Err() != nil {
+			return interrupted(ctx, "live replay")
+		}
+		return err
 	}
 	log.Debug().Str("timeline", tl.File).Int("events", len(tl.Events)).Msg("replaying")
 	results, err := sim.Run(ctx, m.Stdout, f, tl, sm)

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/failsim/failsim/internal/fakemysql"
 )
 
 // stopBound is how long a command may take to stop after SIGINT or SIGTERM, measured from the
@@ -273,5 +275,21 @@ func TestSignalStopsProxy(t *testing.T) {
 			p := start(t, t.TempDir(), `^control: http://127\.0\.0\.1:\d+$`, "proxy", "--node", "db1=127.0.0.1:0,127.0.0.1:1", "--control", "127.0.0.1:0")
 			expectStop(t, p, sig, 0)
 		})
+	}
+}
+
+// A live replay is a replay: a signal stops it with 130 or 143, not with the exit 1 of a
+// replay that failed.
+func TestSignalStopsLiveReplay(t *testing.T) {
+	srv := fakemysql.Start(t, fakemysql.Config{})
+	dir := t.TempDir()
+	tl := "cluster db1:master db2:replica\n00:10:00 db1 freeze\n"
+	if err := os.WriteFile(filepath.Join(dir, "slow.timeline"), []byte(tl), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := start(t, dir, `^live replay of slow.timeline at 10x`, "replay", "--live", "--mysql", "probe:pw@tcp("+srv.Addr()+")/", "slow.timeline")
+	expectStop(t, p, syscall.SIGINT, 130)
+	if got := p.errOut(); !strings.Contains(got, "failsim: error: live replay interrupted by SIGINT: the output above is incomplete\n") {
+		t.Errorf("stderr:\n%s", got)
 	}
 }
