@@ -28,7 +28,12 @@ func (m *Main) proxyCmd() *cobra.Command {
 		Long: `Serve one fault-injecting listener in front of each database node, pass-through until told
 to break the wire, with a control API (default 127.0.0.1:7480) that 'failsim proxy set' and
 'failsim proxy status' talk to. It serves until SIGINT or SIGTERM. Flags win over the config
-file's lines; --node flags add to its nodes. See docs/proxy.md.`,
+file's lines; --node flags add to its nodes. See docs/proxy.md.
+
+A control API anywhere but on loopback needs a token, which every call must then bear. It is
+read from --control-token, else the file of --control-token-file, else the environment
+variable FAILSIM_CONTROL_TOKEN, else the config file's control-token line. A token given
+with --control-token is visible to every local user in /proc.`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return nil
@@ -45,7 +50,8 @@ file's lines; --node flags add to its nodes. See docs/proxy.md.`,
 	f.Var(&o.nodes, "node", "a node: `NAME=LISTEN,UPSTREAM` (repeatable)")
 	f.StringVar(&o.config, "config", "", "config `FILE`: node, control, control-token and seed lines")
 	f.StringVar(&o.control, "control", proxy.DefaultControlAddr, "control API `ADDR`")
-	f.StringVar(&o.token, "control-token", "", "`TOKEN` the control API requires; needed unless --control is loopback")
+	f.StringVar(&o.token, "control-token", "", tokenUsage)
+	f.StringVar(&o.tokenFile, "control-token-file", "", tokenFileUsage)
 	f.Uint64Var(&o.seed, "seed", 1, "seed `N` of the probabilistic modes")
 	logLevelVar(c, &o.logLevel)
 	c.AddCommand(m.proxySetCmd(), m.proxyStatusCmd())
@@ -56,6 +62,7 @@ file's lines; --node flags add to its nodes. See docs/proxy.md.`,
 type proxyFlags struct {
 	nodes                  nodeFlags
 	config, control, token string
+	tokenFile               string
 	seed                   uint64
 	logLevel               string
 }
@@ -83,7 +90,11 @@ func (m *Main) runProxyServe(ctx context.Context, c *cobra.Command, o *proxyFlag
 		return err
 	}
 	given := c.Flags().Changed
-	control, token := o.control, o.token
+	control := o.control
+	token, tokenGiven, err := controlToken(ctx, c, o.token, o.tokenFile)
+	if err != nil {
+		return err
+	}
 	cfg := proxy.Config{Seed: o.seed, Log: log}
 	if o.config != "" {
 		data, err := input.ReadFile(ctx, o.config, "proxy config file", input.ConfigMax)
@@ -101,7 +112,7 @@ func (m *Main) runProxyServe(ctx context.Context, c *cobra.Command, o *proxyFlag
 		if fc.Control != "" && !given("control") {
 			control = fc.Control
 		}
-		if fc.ControlToken != "" && !given("control-token") {
+		if fc.ControlToken != "" && !tokenGiven {
 			token = fc.ControlToken
 		}
 		if fc.HasSeed && !given("seed") {
@@ -116,8 +127,8 @@ func (m *Main) runProxyServe(ctx context.Context, c *cobra.Command, o *proxyFlag
 		return usageErr(fmt.Errorf("proxy: %w", err), "")
 	}
 	if !isLoopback(control) && token == "" {
-		return usageErr(fmt.Errorf("proxy: --control %s is not a loopback address and there is no --control-token", control),
-			"anyone who reaches the control API can break your database links: give --control-token")
+		return usageErr(fmt.Errorf("proxy: --control %s is not a loopback address and there is no control token", control),
+			"anyone who reaches the control API can break your database links: give --control-token-file FILE or set "+tokenEnv)
 	}
 	ln, err := net.Listen("tcp", control)
 	if err != nil {
@@ -164,21 +175,31 @@ func isLoopback(addr string) bool {
 
 // clientFlags are the flags of set and status.
 type clientFlags struct {
-	control, token string
-	wait           time.Duration
+	control, token, tokenFile string
+	wait                      time.Duration
 }
+
+// clientHelp is what set's and status's help says of the token.
+const clientHelp = `The control token is read from --control-token, else the file of --control-token-file, else
+the environment variable FAILSIM_CONTROL_TOKEN. A token given with --control-token is visible
+to every local user in /proc.`
 
 // addClientFlags adds the flags shared by set and status to c.
 func addClientFlags(c *cobra.Command, o *clientFlags) {
 	f := c.Flags()
 	f.StringVar(&o.control, "control", proxy.DefaultControlAddr, "control API `ADDR` of the running proxy")
-	f.StringVar(&o.token, "control-token", "", "`TOKEN` the control API requires")
+	f.StringVar(&o.token, "control-token", "", tokenUsage)
+	f.StringVar(&o.tokenFile, "control-token-file", "", tokenFileUsage)
 	f.DurationVar(&o.wait, "wait", 0, "keep trying this long, a `DURATION`, while the proxy is not up yet")
 }
 
 // client returns the control client the flags describe.
-func (o *clientFlags) client() *proxy.Client {
-	return &proxy.Client{Addr: o.control, Token: o.token, HTTP: &http.Client{Timeout: 10 * time.Second}}
+func (o *clientFlags) client(ctx context.Context, c *cobra.Command) (*proxy.Client, error) {
+	token, _, err := controlToken(ctx, c, o.token, o.tokenFile)
+	if err != nil {
+		return nil, err
+	}
+	return &proxy.Client{Addr: o.control, Token: token, HTTP: &http.Client{Timeout: 10 * time.Second}}, nil
 }
 
 // retry runs call until it succeeds, fails with an answer from the proxy, or wait runs out.
@@ -215,7 +236,9 @@ func (m *Main) proxySetCmd() *cobra.Command {
 		Long: `Set a node's mode on a running proxy and print it. MODE is a fault: heal, refuse, reset,
 close, freeze, blackhole, stall, slow DUR or error CODE; then optionally a trigger, 'after N
 bytes' or 'at command K', and for slow, reset and close a probability 'p P'. A mode the proxy
-refuses and an unknown node exit 2; a proxy that cannot be reached exits 1.`,
+refuses and an unknown node exit 2; a proxy that cannot be reached exits 1.
+
+`+clientHelp,
 		Annotations: map[string]string{argsAnnotation: "NODE MODE [ARG...]"},
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) < 2 {
@@ -235,15 +258,13 @@ refuses and an unknown node exit 2; a proxy that cannot be reached exits 1.`,
 			}
 			return kinds, cobra.ShellCompDirectiveNoFileComp
 		},
-		RunE: func(c *cobra.Command, args []string) error { return m.runProxySet(c.Context(), &o, args) },
+		RunE: func(c *cobra.Command, args []string) error { return m.runProxySet(c.Context(), c, &o, args) },
 	}
 	addClientFlags(c, &o)
 	return c
 }
 
-func (m *Main) runProxySet(ctx context.Context, o *clientFlags, args []string) error {
-	c := o.client()
-
+func (m *Main) runProxySet(ctx context.Context, cmd *cobra.Command, o *clientFlags, args []string) error {
 	node, words := args[0], args[1:]
 	mode, err := proxy.ParseMode(words)
 	if err != nil {
@@ -254,6 +275,10 @@ func (m *Main) runProxySet(ctx context.Context, o *clientFlags, args []string) e
 			}
 		}
 		return usageErr(fmt.Errorf("proxy set: %w", err), hint)
+	}
+	c, err := o.client(ctx, cmd)
+	if err != nil {
+		return err
 	}
 	var st proxy.NodeStatus
 	err = retry(ctx, o.wait, func() (err error) {
@@ -273,24 +298,28 @@ func (m *Main) proxyStatusCmd() *cobra.Command {
 		Use:   "status",
 		Short: "list a running proxy's nodes: mode, connections, faults and bytes",
 		Long: `List a running proxy's nodes with their mode, open, accepted and faulted connections, and
-bytes each way. A proxy that cannot be reached exits 1.`,
+bytes each way. A proxy that cannot be reached exits 1.
+
+`+clientHelp,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return usageErr(fmt.Errorf("proxy status: unexpected argument %q", args[0]), "")
 			}
 			return nil
 		},
-		RunE: func(c *cobra.Command, _ []string) error { return m.runProxyStatus(c.Context(), &o) },
+		RunE: func(c *cobra.Command, _ []string) error { return m.runProxyStatus(c.Context(), c, &o) },
 	}
 	addClientFlags(c, &o)
 	return c
 }
 
-func (m *Main) runProxyStatus(ctx context.Context, o *clientFlags) error {
-	c := o.client()
-
+func (m *Main) runProxyStatus(ctx context.Context, cmd *cobra.Command, o *clientFlags) error {
+	c, err := o.client(ctx, cmd)
+	if err != nil {
+		return err
+	}
 	var nodes []proxy.NodeStatus
-	err := retry(ctx, o.wait, func() (err error) {
+	err = retry(ctx, o.wait, func() (err error) {
 		nodes, err = c.Nodes(ctx)
 		return err
 	})

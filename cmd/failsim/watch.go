@@ -49,7 +49,12 @@ func (m *Main) watchCmd() *cobra.Command {
 		Long: `Probe real MySQL servers with the manager's checker and run the decision engine on the
 outcomes, printing each change as 'failsim replay' does. It runs until interrupted (SIGINT or
 SIGTERM) or for --for, then prints the verdict and waits for a running --on-failover command.
-See docs/live.md.`,
+See docs/live.md.
+
+A DSN may leave its password out: failsim then reads node NAME's password from the
+environment variable FAILSIM_PASSWORD_<NAME>, the name upper-cased with every character other
+than A-Z and 0-9 turned into _ (db-1 reads FAILSIM_PASSWORD_DB_1). A password in a DSN on
+the command line is visible to every local user in /proc. No output shows a password.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 0 {
 				return usageErr(fmt.Errorf("watch takes no arguments, got %d", len(args)), "name the nodes with --node NAME:ROLE=DSN")
@@ -59,7 +64,7 @@ See docs/live.md.`,
 		RunE: func(c *cobra.Command, _ []string) error { return m.runWatch(c.Context(), &o) },
 	}
 	f := c.Flags()
-	f.Var(&o.nodes, "node", "a node to watch, `NAME:ROLE=DSN` (role master or replica; a go-sql-driver/mysql DSN); repeat in the cluster's order")
+	f.Var(&o.nodes, "node", "a node to watch, `NAME:ROLE=DSN` (role master or replica; a go-sql-driver/mysql DSN, its password from FAILSIM_PASSWORD_<NAME> when it has none); repeat in the cluster's order")
 	markRequired(f, "node")
 	statemapVar(c, &o.statemap, "statemap override `FILE`, re-read when it changes")
 	f.StringVar(&o.onFailover, "on-failover", "", "run `CMD` with sh -c at each failover (environment: FAILSIM_EVENT, FAILSIM_OLD_MASTER, FAILSIM_NEW_MASTER, FAILSIM_CONDITION, FAILSIM_TIME)")
@@ -167,7 +172,7 @@ func parseNodes(specs []string, budget time.Duration, query string) ([]monitor.N
 		if r == fence.Master {
 			masters++
 		}
-		c, err := monitor.NewChecker(monitor.CheckerConfig{DSN: dsn, Budget: budget, Query: query})
+		c, err := monitor.NewChecker(monitor.CheckerConfig{DSN: withPassword(dsn, passwordVar(name)), Budget: budget, Query: query})
 		if err != nil {
 			return nil, usageErr(fmt.Errorf("--node %s: %w", name, err), "a DSN looks like probe:PASSWORD@tcp(10.0.0.1:3306)/")
 		}
