@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,6 +115,9 @@ func (m *Main) runCheck(ctx context.Context, o *checkFlags) error {
 	}
 	if o.length < time.Minute || o.length > 24*time.Hour {
 		return usageErr(fmt.Errorf("--length %s: want a duration from 1m to 24h", o.length), "")
+	}
+	if err := writableDir(o.out); err != nil {
+		return usageErr(fmt.Errorf("--out %s: %w", o.out, err), "--out names the directory the counterexamples are written to: give one failsim can write")
 	}
 	sm, err := statemap.LoadContext(ctx, o.statemap)
 	if err != nil {
@@ -253,6 +257,28 @@ func writeCounterexample(f check.Family, v check.Violation, seed uint64, smPath,
 		return "", fmt.Errorf("counterexample: %w", err)
 	}
 	return path, nil
+}
+
+// writableDir creates dir if it is missing and proves that a file can be written in it, so
+// that a run does not find out only at its end, when it writes its first counterexample.
+func writableDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".failsim-check-*")
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the temporary file's random name means nothing to the user
+		}
+		return fmt.Errorf("cannot create a file in it: %w", err)
+	}
+	name := f.Name()
+	if err := f.Close(); err != nil {
+		os.Remove(name)
+		return err
+	}
+	return os.Remove(name)
 }
 
 func plural(n int, word string) string {
