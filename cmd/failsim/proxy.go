@@ -39,8 +39,8 @@ with --control-token is visible to every local user in /proc.`,
 				return nil
 			}
 			hint := "the client commands are 'failsim proxy set' and 'failsim proxy status'"
-			if s := c.SuggestionsFor(args[0]); len(s) > 0 {
-				hint = fmt.Sprintf("did you mean 'failsim proxy %s'?", s[0])
+			if s := suggestCommand(c, args[0]); s != "" {
+				hint = fmt.Sprintf("did you mean 'failsim proxy %s'?", s)
 			}
 			return usageErr(fmt.Errorf("proxy: unexpected argument %q", args[0]), hint)
 		},
@@ -62,7 +62,7 @@ with --control-token is visible to every local user in /proc.`,
 type proxyFlags struct {
 	nodes                  nodeFlags
 	config, control, token string
-	tokenFile               string
+	tokenFile              string
 	seed                   uint64
 	logLevel               string
 }
@@ -238,7 +238,7 @@ close, freeze, blackhole, stall, slow DUR or error CODE; then optionally a trigg
 bytes' or 'at command K', and for slow, reset and close a probability 'p P'. A mode the proxy
 refuses and an unknown node exit 2; a proxy that cannot be reached exits 1.
 
-`+clientHelp,
+` + clientHelp,
 		Annotations: map[string]string{argsAnnotation: "NODE MODE [ARG...]"},
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) < 2 {
@@ -300,7 +300,7 @@ func (m *Main) proxyStatusCmd() *cobra.Command {
 		Long: `List a running proxy's nodes with their mode, open, accepted and faulted connections, and
 bytes each way. A proxy that cannot be reached exits 1.
 
-`+clientHelp,
+` + clientHelp,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return usageErr(fmt.Errorf("proxy status: unexpected argument %q", args[0]), "")

@@ -72,6 +72,7 @@ func (m *Main) runReplay(ctx context.Context, c *cobra.Command, o *replayFlags, 
 			}
 		}
 	}
+	log.Debug().Str("timeline", path).Msg("reading")
 	tl, sm, err := sim.LoadContext(ctx, path, m.Stdin, o.statemap)
 	if err != nil {
 		if ctx.Err() != nil {

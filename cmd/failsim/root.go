@@ -58,14 +58,23 @@ with a MySQL-aware proxy, and runs the same engine live against real servers.`,
 	return root
 }
 
-// settle sets what every command shares: flags in help and usage lines in the order they were
-// added, and suggestions for a word within two edits of a subcommand's name.
+// settle keeps every command's flags in the order they were added, in help and usage lines.
 func settle(c *cobra.Command) {
 	c.Flags().SortFlags = false
-	c.SuggestionsMinimumDistance = 2
 	for _, s := range c.Commands() {
 		settle(s)
 	}
+}
+
+// suggestCommand returns the name of c's subcommand that word is a typo of, or "".
+func suggestCommand(c *cobra.Command, word string) string {
+	var names []string
+	for _, s := range c.Commands() {
+		if s.IsAvailableCommand() {
+			names = append(names, s.Name())
+		}
+	}
+	return nearest(word, names)
 }
 
 // completionCmd adds cobra's "completion" command, in failsim's words.
@@ -88,8 +97,8 @@ func unknownCommand(c *cobra.Command, args []string) error {
 		return nil
 	}
 	hint := "run 'failsim help' for the list of commands"
-	if s := c.SuggestionsFor(args[0]); len(s) > 0 {
-		hint = fmt.Sprintf("did you mean 'failsim %s'?", s[0])
+	if s := suggestCommand(c, args[0]); s != "" {
+		hint = fmt.Sprintf("did you mean 'failsim %s'?", s)
 	}
 	return usageErr(fmt.Errorf("unknown command %q", args[0]), hint)
 }
@@ -125,8 +134,8 @@ func helpCmd() *cobra.Command {
 			}
 			if len(rest) > 0 {
 				hint := fmt.Sprintf("run 'failsim help %s' for the list of its commands", strings.TrimPrefix(target.CommandPath(), "failsim "))
-				if s := target.SuggestionsFor(rest[0]); len(s) > 0 {
-					hint = fmt.Sprintf("did you mean '%s %s'?", target.CommandPath(), s[0])
+				if s := suggestCommand(target, rest[0]); s != "" {
+					hint = fmt.Sprintf("did you mean '%s %s'?", target.CommandPath(), s)
 				}
 				return usageErr(fmt.Errorf("unknown command %q", strings.Join(args, " ")), hint)
 			}

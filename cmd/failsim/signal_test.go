@@ -34,15 +34,18 @@ type child struct {
 	err     error
 }
 
-// start runs failsim with args in dir; the test goes on once a line of its stdout matches
-// ready ("" for at once). Its stdout is read all along, so that a chatty child never blocks
-// on a full pipe.
+// start runs failsim with args in dir; the test goes on once a line of its stdout or stderr
+// matches ready. Its output is read all along, so that a chatty child never blocks on a full
+// pipe.
 func start(t *testing.T, dir, ready string, args ...string) *child {
 	t.Helper()
 	c := &child{cmd: exec.Command("failsim", args...), matched: make(chan struct{}), done: make(chan struct{})}
 	c.cmd.Dir = dir
-	c.cmd.Stderr = &lockedWriter{mu: &c.mu, w: &c.stderr}
 	out, err := c.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	errOut, err := c.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,23 +53,32 @@ func start(t *testing.T, dir, ready string, args ...string) *child {
 		t.Fatal(err)
 	}
 	re := regexp.MustCompile(ready)
-	if ready == "" {
-		close(c.matched)
-	}
-	go func() {
-		sc := bufio.NewScanner(out)
+	var once sync.Once
+	read := func(r io.Reader, keep func(string)) {
+		sc := bufio.NewScanner(r)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		seen := ready == ""
 		for sc.Scan() {
 			c.mu.Lock()
-			c.stdout.add(sc.Text())
+			keep(sc.Text())
 			c.mu.Unlock()
-			if !seen && re.MatchString(sc.Text()) {
-				seen = true
-				close(c.matched)
+			if re.MatchString(sc.Text()) {
+				once.Do(func() { close(c.matched) })
 			}
 		}
-		io.Copy(io.Discard, out)
+		io.Copy(io.Discard, r)
+	}
+	var reading sync.WaitGroup
+	reading.Add(2)
+	go func() {
+		defer reading.Done()
+		read(out, c.stdout.add)
+	}()
+	go func() {
+		defer reading.Done()
+		read(errOut, func(line string) { c.stderr.WriteString(line + "\n") })
+	}()
+	go func() {
+		reading.Wait()
 		c.err = c.cmd.Wait()
 		close(c.done)
 	}()
@@ -150,17 +162,6 @@ func (t *tail) String() string {
 	return s
 }
 
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  io.Writer
-}
-
-func (w *lockedWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.w.Write(p)
-}
-
 // expectStop checks an exit code and the stop bound.
 func expectStop(t *testing.T, c *child, sig syscall.Signal, wantCode int) {
 	t.Helper()
@@ -195,8 +196,8 @@ func TestSignalStopsReplayOfFIFO(t *testing.T) {
 				}
 				defer w.Close()
 			}
-			p := start(t, dir, "", "replay", "incident.timeline")
-			time.Sleep(200 * time.Millisecond) // let it reach the open or the read; not measured
+			p := start(t, dir, `DBG reading timeline=incident.timeline`, "replay", "--log-level", "debug", "incident.timeline")
+			time.Sleep(100 * time.Millisecond) // from the line to the open or the read; not measured
 			expectStop(t, p, c.sig, c.code)
 			if got := p.errOut(); !strings.Contains(got, "failsim: error: replay interrupted by SIG") {
 				t.Errorf("stderr:\n%s", got)
