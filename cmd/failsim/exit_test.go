@@ -48,6 +48,10 @@ func TestExitCodes(t *testing.T) {
 		{nil, 2},
 		{[]string{"--bogus"}, 2},
 		{[]string{"completion", "bash"}, 0},
+		{[]string{"completion", "nushell"}, 2},
+		{[]string{"replay", "/dev/zero"}, 2},
+		{[]string{"check", "--traces", "10", "--out", held + "/ce"}, 2},
+		{[]string{"proxy", "status", "--control-token", "x", "--control-token-file", held}, 2},
 	} {
 		var out, errOut bytes.Buffer
 		m := &Main{Stdin: bytes.NewReader(nil), Stdout: &out, Stderr: &errOut}

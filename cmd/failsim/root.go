@@ -88,6 +88,22 @@ func completionCmd(root *cobra.Command) {
 	for _, s := range c.Commands() {
 		s.Short = "print the completion script for " + s.Name()
 	}
+	// Without a shell it prints its help; with a shell it does not know, it says so (cobra
+	// would print the help and exit 0).
+	c.Args = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return nil
+		}
+		hint := "failsim completion bash, zsh, fish or powershell"
+		if s := suggestCommand(c, args[0]); s != "" {
+			hint = fmt.Sprintf("did you mean 'failsim completion %s'?", s)
+		}
+		return usageErr(fmt.Errorf("completion: unknown shell %q", args[0]), hint)
+	}
+	c.RunE = func(c *cobra.Command, _ []string) error {
+		writeHelp(c.OutOrStdout(), c)
+		return nil
+	}
 }
 
 // unknownCommand refuses the root's arguments: any word there is a command failsim does not
