@@ -41,6 +41,8 @@ func start(t *testing.T, dir, ready string, args ...string) *child {
 	t.Helper()
 	c := &child{cmd: exec.Command("failsim", args...), matched: make(chan struct{}), done: make(chan struct{})}
 	c.cmd.Dir = dir
+	// Under -race a process sleeps 1 s at exit (atexit_sleep_ms) before it ends: not failsim's.
+	c.cmd.Env = append(os.Environ(), "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 	out, err := c.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
