@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -64,6 +65,10 @@ func (m *Main) runReplay(ctx context.Context, c *cobra.Command, o *replayFlags, 
 	f, err := parseFormat(o.format)
 	if err != nil {
 		return err
+	}
+	if o.live && (math.IsNaN(o.speed) || math.IsInf(o.speed, 0)) {
+		// runReplayLive refuses a factor <= 0; NaN and infinity pass that test.
+		return usageErr(fmt.Errorf("--speed %v: want a positive factor such as 10", o.speed), "")
 	}
 	if !o.live {
 		for _, name := range []string{"mysql", "speed"} {
