@@ -24,6 +24,7 @@ func TestReplayMillionEvents(t *testing.T) {
 	}
 	w := bufio.NewWriter(f)
 	fmt.Fprintln(w, "cluster db1:master db2:replica db3:replica")
+	fmt.Fprintln(w, "checker interval=60s timeout=5s # few probes: the test is about the size of the input")
 	faults := []string{"freeze", "heal", "stall", "heal", "slow 1500ms", "heal", "error 1040", "heal"}
 	const events = 1_000_000
 	for i := range events {
@@ -45,7 +46,7 @@ func TestReplayMillionEvents(t *testing.T) {
 	if code := m.Exit(context.Background(), []string{"replay", path}); code != 0 {
 		t.Fatalf("exit %d\nstderr: %s", code, errOut.String())
 	}
-	if !regexp.MustCompile(`expectations: 1 held, 0 failed\n  held    \S+million.timeline:1000002: expect db1 never failed\n$`).Match(out.tail) {
+	if !regexp.MustCompile(`expectations: 1 held, 0 failed\n  held    \S+million.timeline:1000003: expect db1 never failed\n$`).Match(out.tail) {
 		t.Errorf("the replay ends:\n%s", out.tail)
 	}
 }
