@@ -296,3 +296,16 @@ func TestSignalStopsLiveReplay(t *testing.T) {
 		t.Errorf("stderr:\n%s", got)
 	}
 }
+
+// watch reads its statemap before it starts; a FIFO no one writes to does not hold it past a
+// signal. It had not started, so there is no verdict to print.
+func TestSignalStopsWatchReadingStatemap(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "statemap.properties"), 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	p := start(t, dir, `DBG reading statemap=statemap.properties`, "watch", "--log-level", "debug", "--statemap", "statemap.properties",
+		"--node", "db1:master=probe:pw@tcp(127.0.0.1:1)/")
+	time.Sleep(100 * time.Millisecond) // from the line to the open; not measured
+	expectStop(t, p, syscall.SIGTERM, 0)
+}

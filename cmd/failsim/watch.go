@@ -20,6 +20,7 @@ import (
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/monitor"
 	"github.com/failsim/failsim/sim"
+	"github.com/failsim/failsim/statemap"
 )
 
 // watchNodeFlags collects repeated --node NAME:ROLE=DSN flags. It never keeps or prints a DSN
@@ -106,6 +107,14 @@ func (m *Main) runWatch(ctx context.Context, o *watchFlags) error {
 		names[i] = t.Name
 		tl.Nodes = append(tl.Nodes, fence.NodeConfig{Name: t.Name, Role: t.Role})
 	}
+	log.Debug().Str("statemap", o.statemap).Msg("reading")
+	sm, err := statemap.LoadContext(ctx, o.statemap)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped before it started: no verdict to give
+		}
+		return usageErr(err, "")
+	}
 	metrics := monitor.NewMetrics(names)
 	if o.metrics != "" {
 		stop, err := serveMetrics(o.metrics, metrics, log)
@@ -121,7 +130,7 @@ func (m *Main) runWatch(ctx context.Context, o *watchFlags) error {
 	report := &lateReport{}
 	hook := &failoverHook{cmd: o.onFailover, start: start, stderr: m.Stderr, log: log}
 	rt, err := monitor.New(monitor.Config{
-		Nodes: targets, Statemap: o.statemap, Policy: pol, Interval: o.interval, Clock: clk, Log: log,
+		Nodes: targets, Statemap: o.statemap, Map: sm, Policy: pol, Interval: o.interval, Clock: clk, Log: log,
 		Observers: []sim.Observer{out, report, metrics, hook},
 		OnProbe:   func(_ time.Duration, i int, r monitor.Result) { metrics.Probed(i, r.Condition) },
 		End:       o.forDur,
