@@ -1,10 +1,11 @@
 package statemap
 
 import (
+	"context"
 	"fmt"
-	"os"
 
 	"github.com/failsim/failsim/conf"
+	"github.com/failsim/failsim/internal/input"
 )
 
 // Default returns the shipped defaults alone.
@@ -34,12 +35,21 @@ func FromBytes(overrideName string, override []byte) (*Map, error) {
 }
 
 // Load reads the override file at path (none when path is "") and returns the effective map.
-func Load(path string) (*Map, error) {
+// It is LoadContext without a way to stop it.
+func Load(path string) (*Map, error) { return LoadContext(context.Background(), path) }
+
+// LoadContext reads the override file at path (none when path is "") and returns the
+// effective map. The file may hold at most input.StatemapMax bytes; a device file is refused.
+// It returns ctx's cause if ctx is done before the file is read (a FIFO no one writes to).
+func LoadContext(ctx context.Context, path string) (*Map, error) {
 	if path == "" {
 		return FromBytes("", nil)
 	}
-	data, err := os.ReadFile(path)
+	data, err := input.ReadFile(ctx, path, "statemap", input.StatemapMax)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
 		return nil, fmt.Errorf("statemap: %w", err)
 	}
 	return FromBytes(path, data)

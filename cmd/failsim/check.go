@@ -3,18 +3,22 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/failsim/failsim/check"
+	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
 )
 
@@ -22,6 +26,8 @@ import (
 type specsFlag []check.Spec
 
 func (s *specsFlag) String() string { return "" }
+func (s *specsFlag) Type() string   { return "property" }
+func (s *specsFlag) repeatable()    {}
 
 func (s *specsFlag) Set(v string) error {
 	sp, err := check.ParseSpec(v)
@@ -37,78 +43,105 @@ func (s *specsFlag) Set(v string) error {
 	return nil
 }
 
-func (m *Main) runCheck(ctx context.Context, args []string) error {
-	fs := m.newFlags("check", "[--statemap FILE] [--family benign|fatal|mixed|all] [--property NAME[=ARG]]... [--traces N] [--seed S] [--out DIR]")
-	smFlag := fs.String("statemap", "", "statemap override `FILE` to check (default: the shipped defaults)")
-	familyFlag := fs.String("family", "all", "trace `family`: benign, fatal, mixed, or all three")
-	var specs specsFlag
-	fs.Var(&specs, "property", "property to check, `NAME[=ARG]`, repeatable (default: every one that applies to the family)")
-	traces := fs.Int("traces", 10000, "traces to generate per family")
-	seed := fs.Uint64("seed", 1, "random seed: the same seed gives the same traces and results")
-	out := fs.String("out", ".", "`DIR` to write counterexample timelines to")
-	nodes := fs.Int("nodes", check.DefaultShape().Nodes, "cluster size of each trace; the first node is the master")
-	length := fs.Duration("length", check.DefaultShape().Length, "virtual time each trace spans")
-	workers := fs.Int("workers", 0, "traces replayed in parallel (default: every core)")
-	level := logLevelFlag(fs)
-	if err := parseFlags(fs, args); err != nil {
-		return err
+// checkFlags are failsim check's flags.
+type checkFlags struct {
+	statemap, family string
+	specs            specsFlag
+	traces           int
+	seed             uint64
+	out              string
+	nodes            int
+	length           time.Duration
+	workers          int
+	logLevel         string
+}
+
+func (m *Main) checkCmd() *cobra.Command {
+	var o checkFlags
+	c := &cobra.Command{
+		Use:   "check",
+		Short: "property-test a statemap against generated fault traces",
+		Long: `Property-test a statemap: generate --traces seeded fault traces of each family, replay each
+under the statemap, and judge properties on every one. A violation is shrunk to a minimal
+timeline, written to --out, that 'failsim replay' reproduces. Exit 0 when every property
+held, 1 when one was violated, 2 for bad input.`,
+		Args: noArgs("name the statemap with --statemap FILE"),
+		RunE: func(c *cobra.Command, _ []string) error { return m.runCheck(c.Context(), &o) },
 	}
-	log, err := m.newLogger(*level)
+	f := c.Flags()
+	statemapVar(c, &o.statemap, "statemap override `FILE` to check (default: the shipped defaults)")
+	f.StringVar(&o.family, "family", "all", "trace `FAMILY`: benign, fatal, mixed, or all three")
+	complete(c, "family", "benign", "fatal", "mixed", "all")
+	f.Var(&o.specs, "property", "property to check, `NAME[=ARG]`, repeatable (default: every one that applies to the family)")
+	complete(c, "property", sim.NoFalseFailover, sim.DetectsDeathWithin, sim.SingleMaster, sim.NoFenceInMaintenance, sim.OnlyCoordinatorFences, sim.SelfHealResets)
+	f.IntVar(&o.traces, "traces", 10000, "`N` traces to generate per family")
+	f.Uint64Var(&o.seed, "seed", 1, "random seed `S`: the same seed gives the same traces and results")
+	f.StringVar(&o.out, "out", ".", "`DIR` to write counterexample timelines to (created if missing)")
+	c.MarkFlagDirname("out")
+	f.IntVar(&o.nodes, "nodes", check.DefaultShape().Nodes, "cluster size `N` of each trace; the first node is the master")
+	f.DurationVar(&o.length, "length", check.DefaultShape().Length, "virtual time each trace spans, a `DURATION`")
+	f.IntVar(&o.workers, "workers", 0, "`N` traces replayed in parallel (default: every core)")
+	logLevelVar(c, &o.logLevel)
+	return c
+}
+
+func (m *Main) runCheck(ctx context.Context, o *checkFlags) error {
+	log, err := m.newLogger(o.logLevel)
 	if err != nil {
 		return err
 	}
-	if fs.NArg() != 0 {
-		return usageErr(fmt.Errorf("check takes no arguments, got %q", fs.Args()), "name the statemap with --statemap FILE")
-	}
 	var families []check.Family
-	if *familyFlag == "all" {
+	if o.family == "all" {
 		families = []check.Family{check.Benign, check.Fatal, check.Mixed}
-	} else if f, ok := check.ParseFamily(*familyFlag); ok {
+	} else if f, ok := check.ParseFamily(o.family); ok {
 		families = []check.Family{f}
 	} else {
-		return usageErr(fmt.Errorf("--family %q: want benign, fatal, mixed or all", *familyFlag), "")
+		return usageErr(fmt.Errorf("--family %q: want benign, fatal, mixed or all", o.family), "")
 	}
-	for _, s := range specs {
+	for _, s := range o.specs {
 		applies := false
 		for _, f := range families {
 			applies = applies || f.Applies(s.Name)
 		}
 		if !applies {
-			return usageErr(fmt.Errorf("--property %s is not judged on %s traces", s.Name, *familyFlag), propertyHint(s.Name))
+			return usageErr(fmt.Errorf("--property %s is not judged on %s traces", s.Name, o.family), propertyHint(s.Name))
 		}
 	}
-	if *traces < 1 {
-		return usageErr(fmt.Errorf("--traces %d: %w", *traces, check.ErrNoTraces), "a run that checks no trace proves nothing")
+	if o.traces < 1 {
+		return usageErr(fmt.Errorf("--traces %d: %w", o.traces, check.ErrNoTraces), "a run that checks no trace proves nothing")
 	}
-	if *nodes < 1 {
-		return usageErr(fmt.Errorf("--nodes %d: want at least 1", *nodes), "")
+	if o.nodes < 1 {
+		return usageErr(fmt.Errorf("--nodes %d: want at least 1", o.nodes), "")
 	}
-	if *length < time.Minute || *length > 24*time.Hour {
-		return usageErr(fmt.Errorf("--length %s: want a duration from 1m to 24h", *length), "")
+	if o.length < time.Minute || o.length > 24*time.Hour {
+		return usageErr(fmt.Errorf("--length %s: want a duration from 1m to 24h", o.length), "")
 	}
-	sm, err := statemap.Load(*smFlag)
+	if err := writableDir(o.out); err != nil {
+		return usageErr(fmt.Errorf("--out %s: %w", o.out, err), "--out names the directory the counterexamples are written to: give one failsim can write")
+	}
+	sm, err := statemap.LoadContext(ctx, o.statemap)
 	if err != nil {
-		return usageErr(err, "")
+		return loadErr(ctx, "check", err)
 	}
 	shape := check.DefaultShape()
-	shape.Nodes, shape.Length = *nodes, *length
+	shape.Nodes, shape.Length = o.nodes, o.length
 
 	smName := "the shipped defaults"
-	if *smFlag != "" {
-		smName = *smFlag
+	if o.statemap != "" {
+		smName = o.statemap
 	}
 	var runs []check.Config
 	for _, f := range families {
 		var props []check.Spec
-		for _, s := range specs {
+		for _, s := range o.specs {
 			if f.Applies(s.Name) {
 				props = append(props, s)
 			}
 		}
-		if len(specs) > 0 && len(props) == 0 {
+		if len(o.specs) > 0 && len(props) == 0 {
 			continue
 		}
-		cfg := check.Config{Map: sm, Family: f, Properties: props, Shape: shape, Traces: *traces, Seed: *seed, Workers: *workers}
+		cfg := check.Config{Map: sm, Family: f, Properties: props, Shape: shape, Traces: o.traces, Seed: o.seed, Workers: o.workers}
 		if err := cfg.Validate(); err != nil {
 			hint := ""
 			if errors.Is(err, check.ErrNothingFatal) {
@@ -118,24 +151,29 @@ func (m *Main) runCheck(ctx context.Context, args []string) error {
 		}
 		runs = append(runs, cfg)
 	}
-	fmt.Fprintf(m.Stdout, "failsim check: statemap %s, seed %d, %d traces per family, %d nodes, %s each\n", smName, *seed, *traces, shape.Nodes, shape.Length)
+	fmt.Fprintf(m.Stdout, "failsim check: statemap %s, seed %d, %d traces per family, %d nodes, %s each\n", smName, o.seed, o.traces, shape.Nodes, shape.Length)
 	violated, checked := 0, 0
 	for _, cfg := range runs {
 		f := cfg.Family
-		bar := m.progressBar(f.String(), *traces)
-		cfg.Progress = bar.update
-		log.Debug().Str("family", f.String()).Int("traces", *traces).Msg("checking")
+		bar := m.progressBar(f.String(), o.traces)
+		var done atomic.Int64
+		cfg.Progress = func(n int) {
+			done.Store(int64(n))
+			bar.update(n)
+		}
+		log.Debug().Str("family", f.String()).Int("traces", o.traces).Msg("checking")
 		res, err := check.Run(ctx, cfg)
 		bar.clear()
 		if err != nil {
 			if ctx.Err() != nil {
-				return err
+				fmt.Fprintf(m.Stdout, "\n%s:\n  interrupted after %d of %d traces: no verdict\n", f, done.Load(), o.traces)
+				return interrupted(ctx, "check")
 			}
 			return usageErr(err, "")
 		}
 		checked += len(res.Properties)
 		violated += len(res.Violations)
-		if err := m.report(f, res, *seed, *smFlag, *out); err != nil {
+		if err := m.report(f, res, o.seed, o.statemap, o.out); err != nil {
 			return err
 		}
 	}
@@ -221,6 +259,28 @@ func writeCounterexample(f check.Family, v check.Violation, seed uint64, smPath,
 	return path, nil
 }
 
+// writableDir creates dir if it is missing and proves that a file can be written in it, so
+// that a run does not find out only at its end, when it writes its first counterexample.
+func writableDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".failsim-check-*")
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the temporary file's random name means nothing to the user
+		}
+		return fmt.Errorf("cannot create a file in it: %w", err)
+	}
+	name := f.Name()
+	if err := f.Close(); err != nil {
+		os.Remove(name)
+		return err
+	}
+	return os.Remove(name)
+}
+
 func plural(n int, word string) string {
 	if n == 1 {
 		return "1 " + word
@@ -267,4 +327,4 @@ func (b *bar) clear() {
 	}
 }
 
-var _ flag.Value = (*specsFlag)(nil)
+var _ pflag.Value = (*specsFlag)(nil)

@@ -37,6 +37,21 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"check", "--family", "benign", "--traces", "50", "--statemap", "../../conf/examples/aggressive.properties", "--out", dir}, 1},
 		{[]string{"proxy", "--node", "db1=127.0.0.1:0,127.0.0.1:1", "--node", "db1=127.0.0.1:0,127.0.0.1:2", "--control", "127.0.0.1:0"}, 2},
 		{[]string{"replay", "-h"}, 0},
+		{[]string{"replay", held, "--format", "json"}, 0},
+		{[]string{"replay", "-format", "json", failed}, 1},
+		{[]string{"replay", "--speed", "5", held}, 2},
+		{[]string{"replya", held}, 2},
+		{[]string{"help", "replay"}, 0},
+		{[]string{"help", "nonsense"}, 2},
+		{[]string{"--version"}, 0},
+		{[]string{}, 2},
+		{nil, 2},
+		{[]string{"--bogus"}, 2},
+		{[]string{"completion", "bash"}, 0},
+		{[]string{"completion", "nushell"}, 2},
+		{[]string{"replay", "/dev/zero"}, 2},
+		{[]string{"check", "--traces", "10", "--out", held + "/ce"}, 2},
+		{[]string{"proxy", "status", "--control-token", "x", "--control-token-file", held}, 2},
 	} {
 		var out, errOut bytes.Buffer
 		m := &Main{Stdin: bytes.NewReader(nil), Stdout: &out, Stderr: &errOut}

@@ -4,31 +4,43 @@ import (
 	"context"
 	"fmt"
 	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
 )
 
-func (m *Main) runFaults(ctx context.Context, args []string) error {
-	fs := m.newFlags("faults", "[--statemap FILE] [--timeout DUR]")
-	smFlag := fs.String("statemap", "", "statemap override `FILE` to layer on the defaults")
-	timeout := fs.Duration("timeout", sim.DefaultTimeout, "the checker's probe budget")
-	if err := parseFlags(fs, args); err != nil {
-		return err
+func (m *Main) faultsCmd() *cobra.Command {
+	var (
+		smFlag  string
+		timeout time.Duration
+	)
+	c := &cobra.Command{
+		Use:   "faults",
+		Short: "print the fault table and what the statemap does with each fault",
+		Long: `Print the fault table: each fault a timeline or the proxy can set, the probe outcome it
+gives within the checker's budget (--timeout), and what the statemap does with it.`,
+		Args: noArgs(""),
+		RunE: func(c *cobra.Command, _ []string) error { return m.runFaults(c.Context(), smFlag, timeout) },
 	}
-	if fs.NArg() != 0 {
-		return usageErr(fmt.Errorf("faults takes no arguments, got %q", fs.Args()), "")
+	statemapVar(c, &smFlag, "statemap override `FILE` to layer on the defaults")
+	c.Flags().DurationVar(&timeout, "timeout", sim.DefaultTimeout, "the checker's probe budget, a `DURATION`")
+	return c
+}
+
+func (m *Main) runFaults(ctx context.Context, smFlag string, timeout time.Duration) error {
+	if timeout <= 0 {
+		return usageErr(fmt.Errorf("--timeout %s: want a positive duration", timeout), "")
 	}
-	if *timeout <= 0 {
-		return usageErr(fmt.Errorf("--timeout %s: want a positive duration", *timeout), "")
-	}
-	sm, err := statemap.Load(*smFlag)
+	sm, err := statemap.LoadContext(ctx, smFlag)
 	if err != nil {
-		return usageErr(err, "")
+		return loadErr(ctx, "faults", err)
 	}
 	tw := tabwriter.NewWriter(m.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "FAULT\tWHAT\tPROBE OUTCOME\tAFTER\tSTATE\tTHRESHOLD\tACTION\tEFFECT")
-	for _, row := range sim.FaultTable(sm, *timeout) {
+	for _, row := range sim.FaultTable(sm, timeout) {
 		after := "at once"
 		if row.Outcome.Took > 0 {
 			after = row.Outcome.Took.String()

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"os"
@@ -12,10 +11,10 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// The scripts and the signal tests run this test binary as failsim, through main's run:
+	// the same signal handling, streams and exit codes as the real binary.
 	testscript.Main(m, map[string]func(){
-		"failsim": func() {
-			os.Exit((&Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}).Exit(context.Background(), os.Args[1:]))
-		},
+		"failsim": func() { os.Exit(run()) },
 	})
 }
 

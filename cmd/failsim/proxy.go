@@ -1,37 +1,78 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/spf13/cobra"
+
+	"github.com/failsim/failsim/fault"
+	"github.com/failsim/failsim/internal/input"
 	"github.com/failsim/failsim/proxy"
 )
 
-// runProxy serves the fault proxy, or with "set" or "status" controls a running one.
-func (m *Main) runProxy(ctx context.Context, args []string) error {
-	if len(args) > 0 {
-		switch args[0] {
-		case "set":
-			return m.runProxySet(ctx, args[1:])
-		case "status":
-			return m.runProxyStatus(ctx, args[1:])
-		}
+// proxyCmd is failsim proxy: it serves the fault proxy; its subcommands set and status
+// control a running one.
+func (m *Main) proxyCmd() *cobra.Command {
+	var o proxyFlags
+	c := &cobra.Command{
+		Use:   "proxy",
+		Short: "run the fault-injecting MySQL wire proxy, or control a running one",
+		Long: `Serve one fault-injecting listener in front of each database node, pass-through until told
+to break the wire, with a control API (default 127.0.0.1:7480) that 'failsim proxy set' and
+'failsim proxy status' talk to. It serves until SIGINT or SIGTERM. Flags win over the config
+file's lines; --node flags add to its nodes. See docs/proxy.md.
+
+A control API anywhere but on loopback needs a token, which every call must then bear. It is
+read from --control-token, else the file of --control-token-file, else the environment
+variable FAILSIM_CONTROL_TOKEN, else the config file's control-token line. A token given
+with --control-token is visible to every local user in /proc.`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return nil
+			}
+			hint := "the client commands are 'failsim proxy set' and 'failsim proxy status'"
+			if s := suggestCommand(c, args[0]); s != "" {
+				hint = fmt.Sprintf("did you mean 'failsim proxy %s'?", s)
+			}
+			return usageErr(fmt.Errorf("proxy: unexpected argument %q", args[0]), hint)
+		},
+		RunE: func(c *cobra.Command, _ []string) error { return m.runProxyServe(c.Context(), c, &o) },
 	}
-	return m.runProxyServe(ctx, args)
+	f := c.Flags()
+	f.Var(&o.nodes, "node", "a node: `NAME=LISTEN,UPSTREAM` (repeatable)")
+	f.StringVar(&o.config, "config", "", "config `FILE`: node, control, control-token and seed lines")
+	f.StringVar(&o.control, "control", proxy.DefaultControlAddr, "control API `ADDR`")
+	f.StringVar(&o.token, "control-token", "", tokenUsage)
+	f.StringVar(&o.tokenFile, "control-token-file", "", tokenFileUsage)
+	f.Uint64Var(&o.seed, "seed", 1, "seed `N` of the probabilistic modes")
+	logLevelVar(c, &o.logLevel)
+	c.AddCommand(m.proxySetCmd(), m.proxyStatusCmd())
+	return c
+}
+
+// proxyFlags are failsim proxy's flags.
+type proxyFlags struct {
+	nodes                  nodeFlags
+	config, control, token string
+	tokenFile              string
+	seed                   uint64
+	logLevel               string
 }
 
 // nodeFlags collects repeated --node NAME=LISTEN,UPSTREAM flags.
 type nodeFlags []proxy.NodeConfig
 
 func (n *nodeFlags) String() string { return "" }
+func (n *nodeFlags) Type() string   { return "node" }
+func (n *nodeFlags) repeatable()    {}
 
 func (n *nodeFlags) Set(v string) error {
 	name, addrs, ok := strings.Cut(v, "=")
@@ -43,63 +84,53 @@ func (n *nodeFlags) Set(v string) error {
 	return nil
 }
 
-func (m *Main) runProxyServe(ctx context.Context, args []string) error {
-	fs := m.newFlags("proxy", "[--node NAME=LISTEN,UPSTREAM]... [--config FILE] [--control ADDR] [--control-token T] [--seed N]\n"+
-		"       failsim proxy set [--control ADDR] [--control-token T] NODE MODE [ARG...]\n"+
-		"       failsim proxy status [--control ADDR] [--control-token T]")
-	var nodes nodeFlags
-	fs.Var(&nodes, "node", "a node: `NAME=LISTEN,UPSTREAM` (repeatable)")
-	config := fs.String("config", "", "config `file`: node, control, control-token and seed lines")
-	control := fs.String("control", proxy.DefaultControlAddr, "control API `address`")
-	token := fs.String("control-token", "", "`token` the control API requires; needed unless --control is loopback")
-	seed := fs.Uint64("seed", 1, "seed of the probabilistic modes")
-	level := logLevelFlag(fs)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usageErr(fmt.Errorf("proxy: unexpected argument %q", fs.Arg(0)), "the client commands are 'failsim proxy set' and 'failsim proxy status'")
-	}
-	log, err := m.newLogger(*level)
+func (m *Main) runProxyServe(ctx context.Context, c *cobra.Command, o *proxyFlags) error {
+	log, err := m.newLogger(o.logLevel)
 	if err != nil {
 		return err
 	}
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	cfg := proxy.Config{Seed: *seed, Log: log}
-	if *config != "" {
-		f, err := os.Open(*config)
+	given := c.Flags().Changed
+	control := o.control
+	token, tokenGiven, err := controlToken(ctx, c, o.token, o.tokenFile)
+	if err != nil {
+		return err
+	}
+	cfg := proxy.Config{Seed: o.seed, Log: log}
+	if o.config != "" {
+		data, err := input.ReadFile(ctx, o.config, "proxy config file", input.ConfigMax)
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil // stopped before it served: nothing to stop
+			}
 			return usageErr(fmt.Errorf("proxy: %w", err), "")
 		}
-		fc, err := proxy.ParseConfig(*config, f)
-		f.Close()
+		fc, err := proxy.ParseConfig(o.config, bytes.NewReader(data))
 		if err != nil {
 			return usageErr(err, "")
 		}
 		cfg.Nodes = fc.Nodes
-		if fc.Control != "" && !given["control"] {
-			*control = fc.Control
+		if fc.Control != "" && !given("control") {
+			control = fc.Control
 		}
-		if fc.ControlToken != "" && !given["control-token"] {
-			*token = fc.ControlToken
+		if fc.ControlToken != "" && !tokenGiven {
+			token = fc.ControlToken
 		}
-		if fc.HasSeed && !given["seed"] {
+		if fc.HasSeed && !given("seed") {
 			cfg.Seed = fc.Seed
 		}
 	}
-	cfg.Nodes = append(cfg.Nodes, nodes...)
+	cfg.Nodes = append(cfg.Nodes, o.nodes...)
 	if len(cfg.Nodes) == 0 {
 		return usageErr(errors.New("proxy: no nodes"), "give --node db1=127.0.0.1:4001,127.0.0.1:3306 or --config FILE")
 	}
 	if err := cfg.Validate(); err != nil {
 		return usageErr(fmt.Errorf("proxy: %w", err), "")
 	}
-	if !isLoopback(*control) && *token == "" {
-		return usageErr(fmt.Errorf("proxy: --control %s is not a loopback address and there is no --control-token", *control),
-			"anyone who reaches the control API can break your database links: give --control-token")
+	if !isLoopback(control) && token == "" {
+		return usageErr(fmt.Errorf("proxy: --control %s is not a loopback address and there is no control token", control),
+			"anyone who reaches the control API can break your database links: give --control-token-file FILE or set "+tokenEnv)
 	}
-	ln, err := net.Listen("tcp", *control)
+	ln, err := net.Listen("tcp", control)
 	if err != nil {
 		return &exitError{code: 1, err: fmt.Errorf("proxy: control: %w", err)}
 	}
@@ -112,7 +143,7 @@ func (m *Main) runProxyServe(ctx context.Context, args []string) error {
 		fmt.Fprintf(m.Stdout, "node %s: %s -> %s (%s)\n", n.Name(), n.Addr(), n.Upstream(), n.Mode())
 	}
 	fmt.Fprintf(m.Stdout, "control: http://%s\n", ln.Addr())
-	srv := &http.Server{Handler: p.Handler(*token), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: p.Handler(token), ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	select {
@@ -142,13 +173,33 @@ func isLoopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// clientFlags adds the flags shared by set and status.
-func (m *Main) clientFlags(fs *flag.FlagSet) (*proxy.Client, *time.Duration) {
-	c := &proxy.Client{HTTP: &http.Client{Timeout: 10 * time.Second}}
-	fs.StringVar(&c.Addr, "control", proxy.DefaultControlAddr, "control API `address` of the running proxy")
-	fs.StringVar(&c.Token, "control-token", "", "`token` the control API requires")
-	wait := fs.Duration("wait", 0, "keep trying this long while the proxy is not up yet")
-	return c, wait
+// clientFlags are the flags of set and status.
+type clientFlags struct {
+	control, token, tokenFile string
+	wait                      time.Duration
+}
+
+// clientHelp is what set's and status's help says of the token.
+const clientHelp = `The control token is read from --control-token, else the file of --control-token-file, else
+the environment variable FAILSIM_CONTROL_TOKEN. A token given with --control-token is visible
+to every local user in /proc.`
+
+// addClientFlags adds the flags shared by set and status to c.
+func addClientFlags(c *cobra.Command, o *clientFlags) {
+	f := c.Flags()
+	f.StringVar(&o.control, "control", proxy.DefaultControlAddr, "control API `ADDR` of the running proxy")
+	f.StringVar(&o.token, "control-token", "", tokenUsage)
+	f.StringVar(&o.tokenFile, "control-token-file", "", tokenFileUsage)
+	f.DurationVar(&o.wait, "wait", 0, "keep trying this long, a `DURATION`, while the proxy is not up yet")
+}
+
+// client returns the control client the flags describe.
+func (o *clientFlags) client(ctx context.Context, c *cobra.Command) (*proxy.Client, error) {
+	token, _, err := controlToken(ctx, c, o.token, o.tokenFile)
+	if err != nil {
+		return nil, err
+	}
+	return &proxy.Client{Addr: o.control, Token: token, HTTP: &http.Client{Timeout: 10 * time.Second}}, nil
 }
 
 // retry runs call until it succeeds, fails with an answer from the proxy, or wait runs out.
@@ -177,24 +228,60 @@ func clientErr(err error, c *proxy.Client) error {
 		hint: fmt.Sprintf("is 'failsim proxy' running with --control %s?", c.Addr)}
 }
 
-func (m *Main) runProxySet(ctx context.Context, args []string) error {
-	fs := m.newFlags("proxy set", "[--control ADDR] [--control-token T] [--wait DUR] NODE MODE [ARG...]\n"+
-		"MODE: heal, refuse, reset, close, freeze, blackhole, stall, slow DUR, error CODE;\n"+
-		"then optionally 'after N bytes' or 'at command K', and 'p P' for slow, reset, close")
-	c, wait := m.clientFlags(fs)
-	if err := parseFlags(fs, args); err != nil {
-		return err
+func (m *Main) proxySetCmd() *cobra.Command {
+	var o clientFlags
+	c := &cobra.Command{
+		Use:   "set",
+		Short: "set a node's mode on a running proxy",
+		Long: `Set a node's mode on a running proxy and print it. MODE is a fault: heal, refuse, reset,
+close, freeze, blackhole, stall, slow DUR or error CODE; then optionally a trigger, 'after N
+bytes' or 'at command K', and for slow, reset and close a probability 'p P'. A mode the proxy
+refuses and an unknown node exit 2; a proxy that cannot be reached exits 1.
+
+` + clientHelp,
+		Annotations: map[string]string{argsAnnotation: "NODE MODE [ARG...]"},
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) < 2 {
+				return usageErr(errors.New("proxy set: want NODE MODE [ARG...]"), "e.g. failsim proxy set db1 freeze")
+			}
+			return nil
+		},
+		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			if len(args) != 1 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			var kinds []cobra.Completion
+			for _, k := range fault.Kinds() {
+				if k.Wire() {
+					kinds = append(kinds, k.String())
+				}
+			}
+			return kinds, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(c *cobra.Command, args []string) error { return m.runProxySet(c.Context(), c, &o, args) },
 	}
-	if fs.NArg() < 2 {
-		return usageErr(errors.New("proxy set: want NODE MODE [ARG...]"), "e.g. failsim proxy set db1 freeze")
-	}
-	node, words := fs.Arg(0), fs.Args()[1:]
+	addClientFlags(c, &o)
+	return c
+}
+
+func (m *Main) runProxySet(ctx context.Context, cmd *cobra.Command, o *clientFlags, args []string) error {
+	node, words := args[0], args[1:]
 	mode, err := proxy.ParseMode(words)
 	if err != nil {
-		return usageErr(fmt.Errorf("proxy set: %w", err), "")
+		hint := ""
+		if _, known := fault.ParseKind(words[0]); !known {
+			if k, ok := fault.Nearest(words[0]); ok {
+				hint = fmt.Sprintf("did you mean %s?", k)
+			}
+		}
+		return usageErr(fmt.Errorf("proxy set: %w", err), hint)
+	}
+	c, err := o.client(ctx, cmd)
+	if err != nil {
+		return err
 	}
 	var st proxy.NodeStatus
-	err = retry(ctx, *wait, func() (err error) {
+	err = retry(ctx, o.wait, func() (err error) {
 		st, err = c.SetMode(ctx, node, mode.String())
 		return err
 	})
@@ -205,17 +292,34 @@ func (m *Main) runProxySet(ctx context.Context, args []string) error {
 	return nil
 }
 
-func (m *Main) runProxyStatus(ctx context.Context, args []string) error {
-	fs := m.newFlags("proxy status", "[--control ADDR] [--control-token T] [--wait DUR]")
-	c, wait := m.clientFlags(fs)
-	if err := parseFlags(fs, args); err != nil {
+func (m *Main) proxyStatusCmd() *cobra.Command {
+	var o clientFlags
+	c := &cobra.Command{
+		Use:   "status",
+		Short: "list a running proxy's nodes: mode, connections, faults and bytes",
+		Long: `List a running proxy's nodes with their mode, open, accepted and faulted connections, and
+bytes each way. A proxy that cannot be reached exits 1.
+
+` + clientHelp,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageErr(fmt.Errorf("proxy status: unexpected argument %q", args[0]), "")
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, _ []string) error { return m.runProxyStatus(c.Context(), c, &o) },
+	}
+	addClientFlags(c, &o)
+	return c
+}
+
+func (m *Main) runProxyStatus(ctx context.Context, cmd *cobra.Command, o *clientFlags) error {
+	c, err := o.client(ctx, cmd)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return usageErr(fmt.Errorf("proxy status: unexpected argument %q", fs.Arg(0)), "")
-	}
 	var nodes []proxy.NodeStatus
-	err := retry(ctx, *wait, func() (err error) {
+	err = retry(ctx, o.wait, func() (err error) {
 		nodes, err = c.Nodes(ctx)
 		return err
 	})

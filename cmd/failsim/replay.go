@@ -3,42 +3,101 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
+	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/failsim/failsim/sim"
 )
 
-func (m *Main) runReplay(ctx context.Context, args []string) error {
-	fs := m.newFlags("replay", "[--statemap FILE] [--format text|json] FILE")
-	smFlag := fs.String("statemap", "", "statemap override `FILE` (wins over the timeline's statemap statement)")
-	format := fs.String("format", "text", "output format: text or json")
-	level := logLevelFlag(fs)
-	live := fs.Bool("live", false, "replay live through one proxy per node in front of --mysql, and compare with the simulator")
-	mysqlDSN := fs.String("mysql", "", "with --live: the real server's `DSN`, e.g. 'probe:PASSWORD@tcp(127.0.0.1:3306)/'")
-	speed := fs.Float64("speed", 10, "with --live: how many times faster than the timeline to run")
-	if err := parseFlags(fs, args); err != nil {
-		return err
+// replayFlags are failsim replay's flags.
+type replayFlags struct {
+	statemap, format, logLevel string
+	live                       bool
+	mysql                      string
+	speed                      float64
+}
+
+func (m *Main) replayCmd() *cobra.Command {
+	var o replayFlags
+	c := &cobra.Command{
+		Use:   "replay",
+		Short: "replay an incident timeline in virtual time and judge its expectations",
+		Long: `Replay an incident timeline in virtual time: print every change the engine makes, the
+verdict (failover or not, and why) and each expectation. FILE "-" reads the timeline from
+standard input. Exit 0 when every expectation holds, 1 when one fails, 2 for bad input.
+
+With --live, play the timeline's faults through one proxy per node in front of the real server
+of --mysql, --speed times faster, and judge the live decisions against the simulated ones.
+The DSN may leave its password out: failsim then reads it from the environment variable
+FAILSIM_PASSWORD. A password in a DSN on the command line is visible to every local user in
+/proc.`,
+		Annotations: map[string]string{argsAnnotation: "FILE"},
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageErr(fmt.Errorf("replay takes one timeline file, got %d arguments", len(args)), "failsim replay testdata/incidents/ebs-stall.timeline")
+			}
+			return nil
+		},
+		ValidArgsFunction: func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			return []cobra.Completion{"timeline"}, cobra.ShellCompDirectiveFilterFileExt
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			return m.runReplay(c.Context(), c, &o, args[0])
+		},
 	}
-	log, err := m.newLogger(*level)
+	statemapVar(c, &o.statemap, "statemap override `FILE` (wins over the timeline's statemap statement)")
+	formatVar(c, &o.format)
+	logLevelVar(c, &o.logLevel)
+	f := c.Flags()
+	f.BoolVar(&o.live, "live", false, "replay live through one proxy per node in front of --mysql, and compare with the simulator")
+	f.StringVar(&o.mysql, "mysql", "", "with --live: the real server's `DSN`, e.g. 'probe@tcp(127.0.0.1:3306)/', its password from FAILSIM_PASSWORD when it has none")
+	f.Float64Var(&o.speed, "speed", 10, "with --live: run `N` times faster than the timeline")
+	return c
+}
+
+func (m *Main) runReplay(ctx context.Context, c *cobra.Command, o *replayFlags, path string) error {
+	log, err := m.newLogger(o.logLevel)
 	if err != nil {
 		return err
 	}
-	f, err := parseFormat(*format)
+	f, err := parseFormat(o.format)
 	if err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
-		return usageErr(fmt.Errorf("replay takes one timeline file, got %d arguments", fs.NArg()), "failsim replay testdata/incidents/ebs-stall.timeline")
+	if o.live && (math.IsNaN(o.speed) || math.IsInf(o.speed, 0)) {
+		// runReplayLive refuses a factor <= 0; NaN and infinity pass that test.
+		return usageErr(fmt.Errorf("--speed %v: want a positive factor such as 10", o.speed), "")
 	}
-	tl, sm, err := sim.LoadFile(fs.Arg(0), *smFlag)
+	if !o.live {
+		for _, name := range []string{"mysql", "speed"} {
+			if c.Flags().Changed(name) {
+				return usageErr(fmt.Errorf("--%s needs --live", name), liveHint(c))
+			}
+		}
+	}
+	log.Debug().Str("timeline", path).Msg("reading")
+	tl, sm, err := sim.LoadContext(ctx, path, m.Stdin, o.statemap)
 	if err != nil {
+		if ctx.Err() != nil {
+			return interrupted(ctx, "replay")
+		}
 		return usageErr(err, "")
 	}
-	if *live {
-		return m.runReplayLive(ctx, fs.Arg(0), tl, sm, *mysqlDSN, *speed, f, log)
+	if o.live {
+		err := m.runReplayLive(ctx, path, tl, sm, withPassword(o.mysql, passwordEnv), o.speed, f, log)
+		if err != nil && ctx.Err() != nil {
+			return interrupted(ctx, "live replay")
+		}
+		return err
 	}
 	log.Debug().Str("timeline", tl.File).Int("events", len(tl.Events)).Msg("replaying")
 	results, err := sim.Run(ctx, m.Stdout, f, tl, sm)
 	if err != nil {
+		if ctx.Err() != nil {
+			return interrupted(ctx, "replay")
+		}
 		return err
 	}
 	for _, r := range results {
@@ -47,4 +106,13 @@ func (m *Main) runReplay(ctx context.Context, args []string) error {
 		}
 	}
 	return nil
+}
+
+// liveHint shows the command line of a live replay with the flags given, the DSN left out.
+func liveHint(c *cobra.Command) string {
+	words := []string{"failsim replay --live --mysql DSN"}
+	if f := c.Flags().Lookup("speed"); f.Changed {
+		words = append(words, "--speed "+f.Value.String())
+	}
+	return strings.Join(append(words, "FILE"), " ")
 }

@@ -5,21 +5,30 @@ import (
 	"fmt"
 	"text/tabwriter"
 
+	"github.com/spf13/cobra"
+
 	"github.com/failsim/failsim/statemap"
 )
 
-func (m *Main) runStatemap(ctx context.Context, args []string) error {
-	fs := m.newFlags("statemap", "[--statemap FILE]")
-	smFlag := fs.String("statemap", "", "statemap override `FILE` to layer on the defaults")
-	if err := parseFlags(fs, args); err != nil {
-		return err
+func (m *Main) statemapCmd() *cobra.Command {
+	var smFlag string
+	c := &cobra.Command{
+		Use:   "statemap",
+		Short: "print the effective statemap (defaults plus an optional override)",
+		Long: `Print the effective statemap, the shipped defaults with --statemap's override on top:
+for each condition its state, threshold in ticks and the time it means, action, where the row
+came from, and what it does.`,
+		Args: noArgs(""),
+		RunE: func(c *cobra.Command, _ []string) error { return m.runStatemap(c.Context(), smFlag) },
 	}
-	if fs.NArg() != 0 {
-		return usageErr(fmt.Errorf("statemap takes no arguments, got %q", fs.Args()), "")
-	}
-	sm, err := statemap.Load(*smFlag)
+	statemapVar(c, &smFlag, "statemap override `FILE` to layer on the defaults")
+	return c
+}
+
+func (m *Main) runStatemap(ctx context.Context, smFlag string) error {
+	sm, err := statemap.LoadContext(ctx, smFlag)
 	if err != nil {
-		return usageErr(err, "")
+		return loadErr(ctx, "statemap", err)
 	}
 	tw := tabwriter.NewWriter(m.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "CONDITION\tSTATE\tTHRESHOLD\tTIME\tACTION\tSOURCE\tEFFECT")

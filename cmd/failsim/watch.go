@@ -15,10 +15,12 @@ import (
 
 	"github.com/benbjohnson/clock"
 	"github.com/rs/zerolog"
+	"github.com/spf13/cobra"
 
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/monitor"
 	"github.com/failsim/failsim/sim"
+	"github.com/failsim/failsim/statemap"
 )
 
 // watchNodeFlags collects repeated --node NAME:ROLE=DSN flags. It never keeps or prints a DSN
@@ -27,45 +29,75 @@ type watchNodeFlags []string
 
 func (n *watchNodeFlags) String() string     { return "" }
 func (n *watchNodeFlags) Set(s string) error { *n = append(*n, s); return nil }
+func (n *watchNodeFlags) Type() string       { return "node" }
+func (n *watchNodeFlags) repeatable()        {}
 
-const watchSynopsis = "--node NAME:ROLE=DSN ... [--statemap FILE] [--on-failover CMD] [--format text|json] [--metrics ADDR] [--for DURATION]"
+// watchFlags are failsim watch's flags.
+type watchFlags struct {
+	nodes                                 watchNodeFlags
+	statemap, onFailover, format, metrics string
+	interval, timeout                     time.Duration
+	query, policy                         string
+	forDur                                time.Duration
+	logLevel                              string
+}
 
-func (m *Main) runWatch(ctx context.Context, args []string) error {
-	fs := m.newFlags("watch", watchSynopsis)
-	var nodes watchNodeFlags
-	fs.Var(&nodes, "node", "a node to watch, `NAME:ROLE=DSN` (role master or replica; a go-sql-driver/mysql DSN); repeat in the cluster's order")
-	smFlag := fs.String("statemap", "", "statemap override `FILE`, re-read when it changes")
-	onFailover := fs.String("on-failover", "", "run `CMD` with sh -c at each failover (environment: FAILSIM_EVENT, FAILSIM_OLD_MASTER, FAILSIM_NEW_MASTER, FAILSIM_CONDITION, FAILSIM_TIME)")
-	format := fs.String("format", "text", "output format: text or json")
-	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics at http://`ADDR`/metrics")
-	interval := fs.Duration("interval", sim.DefaultInterval, "time between probe starts of a node")
-	timeout := fs.Duration("timeout", monitor.DefaultBudget, "each probe's budget: connect, greeting, login and query together")
-	query := fs.String("query", monitor.DefaultQuery, "the probe's query; use one that reads a heartbeat row to see storage stalls")
-	policy := fs.String("policy", "automatic", "the cluster policy: automatic, manual or maintenance")
-	forDur := fs.Duration("for", 0, "stop after this long and print the verdict (0: run until interrupted)")
-	level := logLevelFlag(fs)
-	if err := parseFlags(fs, args); err != nil {
-		return err
+func (m *Main) watchCmd() *cobra.Command {
+	var o watchFlags
+	c := &cobra.Command{
+		Use:   "watch",
+		Short: "run the decision engine live against real MySQL servers",
+		Long: `Probe real MySQL servers with the manager's checker and run the decision engine on the
+outcomes, printing each change as 'failsim replay' does. It runs until interrupted (SIGINT or
+SIGTERM) or for --for, then prints the verdict and waits for a running --on-failover command.
+See docs/live.md.
+
+A DSN may leave its password out: failsim then reads node NAME's password from the
+environment variable FAILSIM_PASSWORD_<NAME>, the name upper-cased with every character other
+than A-Z and 0-9 turned into _ (db-1 reads FAILSIM_PASSWORD_DB_1). A password in a DSN on
+the command line is visible to every local user in /proc. No output shows a password.`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 0 {
+				return usageErr(fmt.Errorf("watch takes no arguments, got %d", len(args)), "name the nodes with --node NAME:ROLE=DSN")
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, _ []string) error { return m.runWatch(c.Context(), &o) },
 	}
-	log, err := m.newLogger(*level)
+	f := c.Flags()
+	f.Var(&o.nodes, "node", "a node to watch, `NAME:ROLE=DSN` (role master or replica; a go-sql-driver/mysql DSN, its password from FAILSIM_PASSWORD_<NAME> when it has none); repeat in the cluster's order")
+	markRequired(f, "node")
+	statemapVar(c, &o.statemap, "statemap override `FILE`, re-read when it changes")
+	f.StringVar(&o.onFailover, "on-failover", "", "run `CMD` with sh -c at each failover (environment: FAILSIM_EVENT, FAILSIM_OLD_MASTER, FAILSIM_NEW_MASTER, FAILSIM_CONDITION, FAILSIM_TIME)")
+	formatVar(c, &o.format)
+	f.StringVar(&o.metrics, "metrics", "", "serve Prometheus metrics at http://`ADDR`/metrics")
+	f.DurationVar(&o.interval, "interval", sim.DefaultInterval, "time between probe starts of a node, a `DURATION`")
+	f.DurationVar(&o.timeout, "timeout", monitor.DefaultBudget, "each probe's budget, a `DURATION`: connect, greeting, login and query together")
+	f.StringVar(&o.query, "query", monitor.DefaultQuery, "the probe's `SQL`; use one that reads a heartbeat row to see storage stalls")
+	f.StringVar(&o.policy, "policy", "automatic", "the cluster `POLICY`: automatic, manual or maintenance")
+	complete(c, "policy", "automatic", "manual", "maintenance")
+	f.DurationVar(&o.forDur, "for", 0, "stop after this `DURATION` and print the verdict (0: run until interrupted)")
+	logLevelVar(c, &o.logLevel)
+	return c
+}
+
+func (m *Main) runWatch(ctx context.Context, o *watchFlags) error {
+	log, err := m.newLogger(o.logLevel)
 	if err != nil {
 		return err
 	}
-	if fs.NArg() != 0 {
-		return usageErr(fmt.Errorf("watch takes no arguments, got %d", fs.NArg()), "name the nodes with --node NAME:ROLE=DSN")
-	}
-	f, err := parseFormat(*format)
+	f, err := parseFormat(o.format)
 	if err != nil {
 		return err
 	}
-	pol, ok := fence.ParsePolicy(*policy)
+	pol, ok := fence.ParsePolicy(o.policy)
 	if !ok {
-		return usageErr(fmt.Errorf("--policy %q: want automatic, manual or maintenance", *policy), "")
+		return usageErr(fmt.Errorf("--policy %q: want automatic, manual or maintenance", o.policy), "")
 	}
-	if *interval <= 0 || *timeout <= 0 || *forDur < 0 {
+	if o.interval <= 0 || o.timeout <= 0 || o.forDur < 0 {
 		return usageErr(errors.New("--interval and --timeout must be positive, --for not negative"), "")
 	}
-	targets, err := parseNodes(nodes, *timeout, *query)
+	targets, err := parseNodes(o.nodes, o.timeout, o.query)
 	if err != nil {
 		return err
 	}
@@ -75,9 +107,17 @@ func (m *Main) runWatch(ctx context.Context, args []string) error {
 		names[i] = t.Name
 		tl.Nodes = append(tl.Nodes, fence.NodeConfig{Name: t.Name, Role: t.Role})
 	}
+	log.Debug().Str("statemap", o.statemap).Msg("reading")
+	sm, err := statemap.LoadContext(ctx, o.statemap)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped before it started: no verdict to give
+		}
+		return usageErr(err, "")
+	}
 	metrics := monitor.NewMetrics(names)
-	if *metricsAddr != "" {
-		stop, err := serveMetrics(*metricsAddr, metrics, log)
+	if o.metrics != "" {
+		stop, err := serveMetrics(o.metrics, metrics, log)
 		if err != nil {
 			return err
 		}
@@ -88,19 +128,19 @@ func (m *Main) runWatch(ctx context.Context, args []string) error {
 	tl.Start = start
 	out := newLivePrinter(m.Stdout, f, start)
 	report := &lateReport{}
-	hook := &failoverHook{cmd: *onFailover, start: start, stderr: m.Stderr, log: log}
+	hook := &failoverHook{cmd: o.onFailover, start: start, stderr: m.Stderr, log: log}
 	rt, err := monitor.New(monitor.Config{
-		Nodes: targets, Statemap: *smFlag, Policy: pol, Interval: *interval, Clock: clk, Log: log,
+		Nodes: targets, Statemap: o.statemap, Map: sm, Policy: pol, Interval: o.interval, Clock: clk, Log: log,
 		Observers: []sim.Observer{out, report, metrics, hook},
 		OnProbe:   func(_ time.Duration, i int, r monitor.Result) { metrics.Probed(i, r.Condition) },
-		End:       *forDur,
+		End:       o.forDur,
 	})
 	if err != nil {
 		return usageErr(err, "")
 	}
 	// The report explains its verdict with the statemap in force when the run ends.
 	report.Report = sim.NewReport(tl, rt.Map())
-	log.Info().Int("nodes", len(targets)).Dur("interval", *interval).Dur("timeout", *timeout).Msg("watching")
+	log.Info().Int("nodes", len(targets)).Dur("interval", o.interval).Dur("timeout", o.timeout).Msg("watching")
 	err = rt.Run(ctx)
 	hook.wait()
 	if err != nil {
@@ -141,7 +181,7 @@ func parseNodes(specs []string, budget time.Duration, query string) ([]monitor.N
 		if r == fence.Master {
 			masters++
 		}
-		c, err := monitor.NewChecker(monitor.CheckerConfig{DSN: dsn, Budget: budget, Query: query})
+		c, err := monitor.NewChecker(monitor.CheckerConfig{DSN: withPassword(dsn, passwordVar(name)), Budget: budget, Query: query})
 		if err != nil {
 			return nil, usageErr(fmt.Errorf("--node %s: %w", name, err), "a DSN looks like probe:PASSWORD@tcp(10.0.0.1:3306)/")
 		}
