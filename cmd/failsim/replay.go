@@ -13,7 +13,7 @@ func (m *Main) runReplay(ctx context.Context, args []string) error {
 	format := fs.String("format", "text", "output format: text or json")
 	level := logLevelFlag(fs)
 	live := fs.Bool("live", false, "replay live through one proxy per node in front of --mysql, and compare with the simulator")
-	mysqlDSN := fs.String("mysql", "", "with --live: the real server's `DSN`, e.g. 'probe:PASSWORD@tcp(127.0.0.1:3306)/'")
+	mysqlDSN := fs.String("mysql", "", "with --live: the real server's `DSN`, e.g. 'probe:PASSWORD@tcp(127.0.0.1:3306)/'; without it, an in-process server on a free loopback port")
 	speed := fs.Float64("speed", 10, "with --live: how many times faster than the timeline to run")
 	if err := parseFlags(fs, args); err != nil {
 		return err
