@@ -93,3 +93,20 @@ func TestStartProbeUserStop(t *testing.T) {
 		t.Fatalf("a second Close: %v", err)
 	}
 }
+
+// The in-process server is built with the stand-in for go-icu-regex (third_party/, replaced in
+// go.mod): no WebAssembly ICU compiled at every failsim start. REGEXP says so.
+func TestRegexpIsRefused(t *testing.T) {
+	s, err := Start(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var ok bool
+	err = open(t, s.DSN("")).QueryRowContext(ctx, "SELECT 'abc' REGEXP 'b'").Scan(&ok)
+	if err == nil || !strings.Contains(err.Error(), "regular expressions are not available in failsim's in-process server") {
+		t.Fatalf("REGEXP: %v (got %v): want the stand-in's refusal; is go.mod's replace of go-icu-regex gone?", err, ok)
+	}
+}
