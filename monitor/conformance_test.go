@@ -18,10 +18,15 @@ import (
 )
 
 // TestConformanceFaults: for every fault a proxy can make on loopback, the real checker
-// probing the real MariaDB through the proxy ends in exactly the condition the simulator's
-// fault model predicts, within the predicted time +-500 ms.
+// probing a real server through the proxy ends in exactly the condition the simulator's fault
+// model predicts, within the predicted time +-500 ms. One harness, two servers: MariaDB and
+// the in-process go-mysql-server (subtests "mariadb" and "embedded").
 func TestConformanceFaults(t *testing.T) {
-	s := needMariaDB(t)
+	eachServer(t, conformFaults)
+}
+
+// conformFaults runs every fault case through one proxy in front of s.
+func conformFaults(t *testing.T, s liveServer) {
 	px, err := proxy.New(proxy.Config{Nodes: []proxy.NodeConfig{{Name: "db1", Listen: "127.0.0.1:0", Upstream: s.Addr}}})
 	if err != nil {
 		t.Fatal(err)

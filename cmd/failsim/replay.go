@@ -29,7 +29,8 @@ verdict (failover or not, and why) and each expectation. FILE "-" reads the time
 standard input. Exit 0 when every expectation holds, 1 when one fails, 2 for bad input.
 
 With --live, play the timeline's faults through one proxy per node in front of the real server
-of --mysql, --speed times faster, and judge the live decisions against the simulated ones.
+of --mysql (without --mysql, an in-process MySQL-protocol server), --speed times faster, and
+judge the live decisions against the simulated ones.
 The DSN may leave its password out: failsim then reads it from the environment variable
 FAILSIM_PASSWORD. A password in a DSN on the command line is visible to every local user in
 /proc.`,
@@ -52,7 +53,7 @@ FAILSIM_PASSWORD. A password in a DSN on the command line is visible to every lo
 	logLevelVar(c, &o.logLevel)
 	f := c.Flags()
 	f.BoolVar(&o.live, "live", false, "replay live through one proxy per node in front of --mysql, and compare with the simulator")
-	f.StringVar(&o.mysql, "mysql", "", "with --live: the real server's `DSN`, e.g. 'probe@tcp(127.0.0.1:3306)/', its password from FAILSIM_PASSWORD when it has none")
+	f.StringVar(&o.mysql, "mysql", "", "with --live: the real server's `DSN`, e.g. 'probe@tcp(127.0.0.1:3306)/', its password from FAILSIM_PASSWORD when it has none; without it, an in-process server on a free loopback port")
 	f.Float64Var(&o.speed, "speed", 10, "with --live: run `N` times faster than the timeline")
 	return c
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/rs/zerolog"
 
+	"github.com/failsim/failsim/internal/embedded"
 	"github.com/failsim/failsim/monitor"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
@@ -17,22 +18,37 @@ import (
 
 // runReplayLive plays a parsed incident live: one proxy per node in front of the real server
 // at dsn, the faults on the proxies at the timeline's times divided by speed, the real checker
-// probing through them. It prints the live events as they happen, then the simulated and the
-// live decisions side by side and the verdict: agree (exit 0) or differ (exit 1).
+// probing through them. With no dsn the server is an in-process one (go-mysql-server on a free
+// port of 127.0.0.1), started here and stopped when the replay ends. It prints the live events
+// as they happen, then the simulated and the live decisions side by side and the verdict:
+// agree (exit 0) or differ (exit 1).
 func (m *Main) runReplayLive(ctx context.Context, path string, tl *sim.Timeline, sm *statemap.Map, dsn string, speed float64, f sim.Format, log zerolog.Logger) error {
-	if dsn == "" {
-		return usageErr(fmt.Errorf("replay --live needs --mysql DSN: the real server the proxies forward to"), "failsim replay --live --mysql 'probe:PASSWORD@tcp(127.0.0.1:3306)/' "+path)
-	}
 	if speed <= 0 {
 		return usageErr(fmt.Errorf("--speed %v: want a positive factor such as 10", speed), "")
 	}
-	if cfg, err := mysql.ParseDSN(dsn); err != nil {
-		return usageErr(fmt.Errorf("--mysql: bad DSN: %w", err), "a DSN looks like probe:PASSWORD@tcp(127.0.0.1:3306)/")
-	} else if cfg.Net != "tcp" {
-		return usageErr(fmt.Errorf("--mysql: network %q: the proxies need a tcp DSN", cfg.Net), "a DSN looks like probe:PASSWORD@tcp(127.0.0.1:3306)/")
+	if dsn != "" {
+		if cfg, err := mysql.ParseDSN(dsn); err != nil {
+			return usageErr(fmt.Errorf("--mysql: bad DSN: %w", err), "a DSN looks like probe:PASSWORD@tcp(127.0.0.1:3306)/")
+		} else if cfg.Net != "tcp" {
+			return usageErr(fmt.Errorf("--mysql: network %q: the proxies need a tcp DSN", cfg.Net), "a DSN looks like probe:PASSWORD@tcp(127.0.0.1:3306)/")
+		}
 	}
 	if err := monitor.WireOnly(tl); err != nil {
 		return usageErr(err, "replay it without --live, or use a wire fault (failsim faults lists them)")
+	}
+	against := ""
+	if dsn == "" {
+		srv, err := embedded.Start(ctx)
+		if err != nil {
+			return &exitError{code: 1, err: fmt.Errorf("no --mysql: start the in-process server: %w", err)}
+		}
+		defer func() {
+			if err := srv.Close(); err != nil {
+				log.Warn().Err(err).Msg("stop the in-process server")
+			}
+		}()
+		log.Info().Str("addr", srv.Addr).Msg("no --mysql: the proxies forward to the in-process server (go-mysql-server)")
+		dsn, against = srv.DSN(""), " against the in-process server"
 	}
 	// One probe straight to the server first: a replay whose every probe fails at login says
 	// nothing about the faults, and takes minutes to say it.
@@ -41,6 +57,9 @@ func (m *Main) runReplayLive(ctx context.Context, path string, tl *sim.Timeline,
 		return usageErr(fmt.Errorf("--mysql: %w", err), "")
 	}
 	if r := checker.Probe(ctx); r.Condition != statemap.OK {
+		if against != "" {
+			return &exitError{code: 1, err: fmt.Errorf("the in-process server at %s failed a probe with no fault: %s: %v", checker.Addr(), r.Condition, r.Err)}
+		}
 		hint := "the live replay needs a running server that the probe user can log in to and query"
 		if r.Condition == statemap.WrongCredentials {
 			hint = "check the user and password; MariaDB matches an anonymous ''@'localhost' user before 'probe'@'%': create 'probe'@'127.0.0.1' or drop the anonymous users"
@@ -50,7 +69,7 @@ func (m *Main) runReplayLive(ctx context.Context, path string, tl *sim.Timeline,
 	simulated := monitor.Simulate(tl, sm)
 	out := newLivePrinter(m.Stdout, f, tl.Start)
 	if f == sim.Text {
-		fmt.Fprintf(m.Stdout, "live replay of %s at %gx: %s of timeline in %s\n", tl.File, speed, tl.End, time.Duration(float64(tl.End)/speed).Round(time.Second))
+		fmt.Fprintf(m.Stdout, "live replay of %s at %gx%s: %s of timeline in %s\n", tl.File, speed, against, tl.End, time.Duration(float64(tl.End)/speed).Round(time.Second))
 	}
 	live, err := monitor.LiveReplay(ctx, monitor.LiveConfig{Timeline: tl, Map: sm, DSN: dsn, Speed: speed, Log: log, Observers: []sim.Observer{out}})
 	if err != nil {
@@ -58,7 +77,11 @@ func (m *Main) runReplayLive(ctx context.Context, path string, tl *sim.Timeline,
 	}
 	lines, ok := monitor.Compare(tl.Start, simulated, live)
 	if f == sim.JSON {
-		b, _ := json.Marshal(map[string]any{"live_summary": map[string]any{"file": tl.File, "speed": speed, "agree": ok, "decisions": lines}})
+		server := checker.Addr()
+		if against != "" {
+			server = "in-process"
+		}
+		b, _ := json.Marshal(map[string]any{"live_summary": map[string]any{"file": tl.File, "speed": speed, "server": server, "agree": ok, "decisions": lines}})
 		fmt.Fprintf(m.Stdout, "%s\n", b)
 	} else {
 		fmt.Fprintf(m.Stdout, "\ndecisions, simulated against live (within one tick):\n  %s\n", strings.Join(lines, "\n  "))
