@@ -36,6 +36,7 @@ type conn struct {
 	bytesLeft int64  // AfterBytes trigger: server bytes still to pass
 	cmdsLeft  int    // AtCommand trigger: commands still to pass
 	changed   chan struct{}
+	hs        handshake
 
 	done     chan struct{} // closed when the connection is being torn down
 	doneOnce sync.Once
@@ -52,6 +53,7 @@ func (c *conn) setMode(m Mode) {
 	c.active = !m.armed()
 	c.bytesLeft = m.AfterBytes
 	c.cmdsLeft = m.AtCommand - 1
+	c.restartHandshakeLocked()
 	c.broadcastLocked()
 	c.mu.Unlock()
 	c.kick()
@@ -166,6 +168,7 @@ func (c *conn) kill(k fault.Kind) {
 // serve runs the connection: set-up faults, the dial, then both pumps.
 func (c *conn) serve() {
 	defer c.n.release(c)
+	defer c.handshakeDone()
 	if !c.setup() {
 		return
 	}
@@ -350,7 +353,11 @@ func (c *conn) pumpDown(up *net.TCPConn) {
 		if nr > 0 {
 			p := buf[:nr]
 			if !fr.done() {
+				greeting := fr.state == srvGreeting
 				fr.scan(p)
+				if greeting && fr.state == srvAuth {
+					c.armHandshake() // p ends the greeting
+				}
 				if fr.state == srvRaw {
 					c.n.p.log.Warn().Str("node", c.n.name).Str("reason", fr.reason).
 						Msg("not a MySQL server: forwarding plain bytes, command faults cannot act")
@@ -516,6 +523,8 @@ func (c *conn) pumpUp(up *net.TCPConn) {
 	carry := 0        // bytes of an incomplete packet header kept at buf[:carry]
 	dropping := false // the packet in progress is swallowed (answered by an injected ERR)
 	first := true     // the next packet is the client's first (its login)
+	answered := false // the client's first packet arrived whole: the handshake bound is over
+	started := 0      // packets begun, up to 2
 	for {
 		nr, rerr := c.client.Read(buf[carry:])
 		p := buf[:carry+nr]
@@ -553,6 +562,11 @@ func (c *conn) pumpUp(up *net.TCPConn) {
 				return
 			}
 			first = false
+			started = min(started+1, 2)
+		}
+		if !answered && (started == 2 || (started == 1 && fr.left == 0)) {
+			answered = true
+			c.handshakeDone()
 		}
 		if rerr != nil {
 			c.stop(rerr, c.client, up)

@@ -33,7 +33,17 @@ type Config struct {
 	Clock clock.Clock
 	// DialTimeout bounds each upstream dial; zero means 5s.
 	DialTimeout time.Duration
+	// HandshakeTimeout bounds how long a client may take to send its handshake response
+	// (its first packet) once the server's greeting has reached it; a client that does not
+	// is closed with FIN both ways, as a server's own connect_timeout would. The bound does
+	// not act while a fault holds the connection (freeze, blackhole) and restarts in full at
+	// every mode change; a client that has answered never meets it again. Zero means
+	// DefaultHandshakeTimeout (30 s); a negative value turns the bound off.
+	HandshakeTimeout time.Duration
 }
+
+// DefaultHandshakeTimeout is the handshake bound when Config.HandshakeTimeout is zero.
+const DefaultHandshakeTimeout = 30 * time.Second
 
 // Proxy is a running set of nodes. It is safe for concurrent use.
 type Proxy struct {
@@ -43,6 +53,7 @@ type Proxy struct {
 	log         zerolog.Logger
 	clock       clock.Clock
 	dialTimeout time.Duration
+	handshake   time.Duration // 0: no handshake bound
 	ctx         context.Context
 	cancel      context.CancelFunc
 }
@@ -92,6 +103,12 @@ func New(cfg Config) (*Proxy, error) {
 	}
 	if p.dialTimeout <= 0 {
 		p.dialTimeout = 5 * time.Second
+	}
+	switch {
+	case cfg.HandshakeTimeout == 0:
+		p.handshake = DefaultHandshakeTimeout
+	case cfg.HandshakeTimeout > 0:
+		p.handshake = cfg.HandshakeTimeout
 	}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	for _, nc := range cfg.Nodes {
