@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -73,15 +75,41 @@ func (cfg Config) Validate() error {
 			return fmt.Errorf("node %s given twice", nc.Name)
 		}
 		seen[nc.Name] = true
-		if err := nc.Mode.validate(); err != nil {
+		if err := nc.validate(); err != nil {
 			return fmt.Errorf("node %s: %w", nc.Name, err)
 		}
-		if _, err := net.ResolveTCPAddr("tcp", nc.Listen); err != nil {
-			return fmt.Errorf("node %s: listen address %q: %w", nc.Name, nc.Listen, err)
-		}
-		if _, _, err := net.SplitHostPort(nc.Upstream); err != nil {
-			return fmt.Errorf("node %s: upstream address %q: %w", nc.Name, nc.Upstream, err)
-		}
+	}
+	return nil
+}
+
+// validate checks a node's mode and addresses: a listen address Go can bind (port 0 picks a
+// free one) and an upstream that can be dialled (a port from 1 to 65535). Ports are numbers:
+// a service name or an out-of-range port is refused here rather than failing every client.
+func (nc NodeConfig) validate() error {
+	if err := nc.Mode.validate(); err != nil {
+		return err
+	}
+	if err := checkPort(nc.Listen, 0); err != nil {
+		return fmt.Errorf("listen address %q: %w", nc.Listen, err)
+	}
+	if _, err := net.ResolveTCPAddr("tcp", nc.Listen); err != nil {
+		return fmt.Errorf("listen address %q: %w", nc.Listen, err)
+	}
+	if err := checkPort(nc.Upstream, 1); err != nil {
+		return fmt.Errorf("upstream address %q: %w", nc.Upstream, err)
+	}
+	return nil
+}
+
+// checkPort checks that addr is HOST:PORT with PORT a decimal number from lowest to 65535.
+func checkPort(addr string, lowest int) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n < lowest || n > 65535 || strings.TrimLeft(port, "0123456789") != "" {
+		return fmt.Errorf("port %q is not a number from %d to 65535", port, lowest)
 	}
 	return nil
 }
