@@ -1,7 +1,9 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -129,6 +131,33 @@ func FuzzParseMode(f *testing.F) {
 		back, err := parseModeString(m.String())
 		if err != nil || back != m {
 			t.Fatalf("%q parses as %+v, written %q, which reads back as %+v, %v", s, m, m.String(), back, err)
+		}
+	})
+}
+
+// FuzzDecodeSetMode: no body panics; a body accepted is valid JSON that encoding/json reads
+// as the same request; and every request encoding/json writes is accepted as itself.
+func FuzzDecodeSetMode(f *testing.F) {
+	for _, s := range []string{`{"mode":"freeze"}`, ` {"mode": "slow 1s"} `, `{"mode":"a","mode":"b"}`,
+		`{"mode":"x"} {}`, `{"mode":"x"}x`, `{"Mode":"x"}`, `{"mode":null}`, `{"mode":"\u00e9\n"}`, `[]`, ``} {
+		f.Add([]byte(s), "stall")
+	}
+	f.Fuzz(func(t *testing.T, body []byte, mode string) {
+		if req, err := decodeSetMode(bytes.NewReader(body)); err == nil {
+			var std SetModeRequest
+			if !json.Valid(body) || json.Unmarshal(body, &std) != nil || std != req {
+				t.Fatalf("%q accepted as %+v; encoding/json reads %+v", body, req, std)
+			}
+		}
+		enc, _ := json.Marshal(SetModeRequest{Mode: mode})
+		req, err := decodeSetMode(bytes.NewReader(enc))
+		if err != nil {
+			t.Fatalf("%s refused: %v", enc, err)
+		}
+		var std SetModeRequest
+		json.Unmarshal(enc, &std)
+		if req != std {
+			t.Fatalf("%s read as %+v, encoding/json reads %+v", enc, req, std)
 		}
 	})
 }
