@@ -352,12 +352,11 @@ func (c *conn) pumpDown(up *net.TCPConn) {
 		nr, rerr := up.Read(buf)
 		if nr > 0 {
 			p := buf[:nr]
+			greeted := false // p ends the greeting
 			if !fr.done() {
 				greeting := fr.state == srvGreeting
 				fr.scan(p)
-				if greeting && fr.state == srvAuth {
-					c.armHandshake() // p ends the greeting
-				}
+				greeted = greeting && fr.state == srvAuth
 				if fr.state == srvRaw {
 					c.n.p.log.Warn().Str("node", c.n.name).Str("reason", fr.reason).
 						Msg("not a MySQL server: forwarding plain bytes, command faults cannot act")
@@ -366,6 +365,9 @@ func (c *conn) pumpDown(up *net.TCPConn) {
 			if !c.forwardDown(p) {
 				c.end(up)
 				return
+			}
+			if greeted {
+				c.armHandshake() // the client has the whole greeting now
 			}
 		}
 		if rerr != nil {
@@ -524,13 +526,18 @@ func (c *conn) pumpUp(up *net.TCPConn) {
 	dropping := false // the packet in progress is swallowed (answered by an injected ERR)
 	first := true     // the next packet is the client's first (its login)
 	answered := false // the client's first packet arrived whole: the handshake bound is over
-	started := 0      // packets begun, up to 2
 	for {
 		nr, rerr := c.client.Read(buf[carry:])
 		p := buf[:carry+nr]
 		carry = 0
 		for len(p) > 0 {
 			n, start, ok := fr.next(p)
+			if !answered && !first && (ok || fr.left == 0) {
+				// p[:n] ends the client's first packet: the bound ends before the server
+				// can answer it.
+				answered = true
+				c.handshakeDone()
+			}
 			if n > 0 {
 				if !dropping && !c.forwardUp(up, p[:n]) {
 					c.end(c.client)
@@ -562,11 +569,6 @@ func (c *conn) pumpUp(up *net.TCPConn) {
 				return
 			}
 			first = false
-			started = min(started+1, 2)
-		}
-		if !answered && (started == 2 || (started == 1 && fr.left == 0)) {
-			answered = true
-			c.handshakeDone()
 		}
 		if rerr != nil {
 			c.stop(rerr, c.client, up)

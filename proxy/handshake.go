@@ -7,8 +7,8 @@ import (
 )
 
 // The handshake bound. MySQL's server speaks first, so a client that never sends is one that
-// has the server's greeting and never answers it. The bound starts when the proxy passes the
-// greeting's last byte to the client and ends when the client's first packet (its handshake
+// has the server's greeting and never answers it. The bound starts when the proxy has passed
+// the greeting's last byte to the client and ends when the client's first packet (its handshake
 // response) has arrived whole; from then on the connection never meets it again. A
 // connection held by a fault (freeze, blackhole: the greeting or the answer is held) is not
 // the client's doing: the bound does not act while the fault holds, and it restarts in full
@@ -20,7 +20,7 @@ type handshake struct {
 	done  bool         // the client's first packet arrived, or the connection is over
 }
 
-// armHandshake starts the bound: the greeting is about to reach the client.
+// armHandshake starts the bound: the client has the whole greeting.
 func (c *conn) armHandshake() {
 	d := c.n.p.handshake
 	if d <= 0 {
@@ -32,15 +32,25 @@ func (c *conn) armHandshake() {
 		return
 	}
 	c.hs.timer = c.n.p.clock.AfterFunc(d, c.handshakeExpired)
+	c.n.stats.handshaking.Add(1)
 }
 
 // handshakeDone ends the bound: the client's first packet arrived, or the connection ended.
 func (c *conn) handshakeDone() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.endHandshakeLocked()
+}
+
+// endHandshakeLocked stops the bound for good.
+func (c *conn) endHandshakeLocked() {
+	if c.hs.done {
+		return
+	}
 	c.hs.done = true
 	if c.hs.timer != nil {
 		c.hs.timer.Stop()
+		c.n.stats.handshaking.Add(-1)
 	}
 }
 
@@ -60,7 +70,7 @@ func (c *conn) handshakeExpired() {
 		c.mu.Unlock()
 		return
 	}
-	c.hs.done = true
+	c.endHandshakeLocked()
 	c.mu.Unlock()
 	c.n.stats.handshakeTimeouts.Add(1)
 	c.n.p.log.Debug().Str("node", c.n.name).Dur("timeout", c.n.p.handshake).

@@ -28,12 +28,20 @@ func expectOpen(t *testing.T, rc *rawClient, what string) {
 	}
 }
 
-// greeted dials the node and reads the greeting.
+// greeted dials the node, reads the greeting, and waits for the proxy to start the
+// connection's handshake bound (just after it wrote the greeting), so that moving a mock
+// clock from here on acts on it.
 func greeted(t *testing.T, n *Node) *rawClient {
 	t.Helper()
+	before := n.stats.handshaking.Load()
 	rc := newRaw(mustDial(t, n.Addr()))
 	if _, _, err := rc.read(wait); err != nil {
 		t.Fatalf("greeting: %v", err)
+	}
+	for deadline := time.Now().Add(wait); n.stats.handshaking.Load() == before; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the handshake bound did not start")
+		}
 	}
 	return rc
 }
@@ -83,7 +91,10 @@ func TestHandshakeTimeoutDefault(t *testing.T) {
 	expectClosed(t, rc, "30 s after the greeting")
 
 	_, off := start(t, fake(t, fakemysql.Config{}), "heal", func(c *Config) { c.Clock = mock; c.HandshakeTimeout = -1 })
-	rc = greeted(t, off)
+	rc = newRaw(mustDial(t, off.Addr()))
+	if _, _, err := rc.read(wait); err != nil {
+		t.Fatalf("greeting: %v", err)
+	}
 	mock.Add(24 * time.Hour)
 	expectOpen(t, rc, "a day after the greeting, bound off")
 	rc.answer(t)

@@ -16,6 +16,7 @@ type nodeStats struct {
 	bytesDown atomic.Uint64 // server to client
 
 	handshakeTimeouts atomic.Uint64 // connections closed because the client did not answer the greeting
+	handshaking       atomic.Int64  // connections whose handshake bound is running
 }
 
 // NodeStatus is a node's state and counters as the control API reports them.
