@@ -16,7 +16,8 @@ import (
 type Client struct {
 	// Addr is the control address, "host:port" or a full "http://host:port" URL.
 	Addr string
-	// Token, when non-empty, is sent on every call as a bearer token.
+	// Token, when non-empty, is sent on every call as a bearer token, without surrounding
+	// whitespace (as the proxy compares it: see CleanToken).
 	Token string
 	// HTTP is the client used; nil means http.DefaultClient. Give it a timeout, or pass
 	// contexts with deadlines.
@@ -73,8 +74,8 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte, out a
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	if c.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.Token)
+	if token := strings.TrimSpace(c.Token); token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	hc := c.HTTP
 	if hc == nil {

@@ -7,15 +7,18 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // FileConfig is what a proxy config file holds. Empty fields were not given.
 type FileConfig struct {
 	Nodes        []NodeConfig
 	Control      string // control API address
-	ControlToken string // control API token
+	ControlToken string // control API token, cleaned by CleanToken
 	Seed         uint64
 	HasSeed      bool // Seed was given
+	// HandshakeTimeout is Config.HandshakeTimeout: zero when not given, negative for "off".
+	HandshakeTimeout time.Duration
 }
 
 // ConfigError is a config file error at a line.
@@ -36,11 +39,15 @@ func (e *ConfigError) Unwrap() error { return e.Err }
 //	control ADDR                          the control API address
 //	control-token TOKEN                   the token the control API requires
 //	seed N                                the seed of probabilistic modes
+//	handshake-timeout DUR                 Config.HandshakeTimeout; "off" or 0 turns it off
+//
+// Every directive but node is given at most once. Errors are *ConfigError naming the line.
 func ParseConfig(file string, r io.Reader) (FileConfig, error) {
 	var fc FileConfig
 	sc := bufio.NewScanner(r)
 	line := 0
-	seen := map[string]bool{}
+	nodes := map[string]bool{}      // node names given
+	directives := map[string]bool{} // directives given
 	for sc.Scan() {
 		line++
 		text, _, _ := strings.Cut(sc.Text(), "#")
@@ -56,10 +63,10 @@ func ParseConfig(file string, r io.Reader) (FileConfig, error) {
 			if len(w) < 4 {
 				return fail(errors.New("node wants NAME LISTEN UPSTREAM [MODE...]"))
 			}
-			if seen[w[1]] {
+			if nodes[w[1]] {
 				return fail(fmt.Errorf("node %s given twice", w[1]))
 			}
-			seen[w[1]] = true
+			nodes[w[1]] = true
 			nc := NodeConfig{Name: w[1], Listen: w[2], Upstream: w[3]}
 			if len(w) > 4 {
 				m, err := ParseMode(w[4:])
@@ -68,29 +75,62 @@ func ParseConfig(file string, r io.Reader) (FileConfig, error) {
 				}
 				nc.Mode = m
 			}
+			if err := nc.validate(); err != nil {
+				return fail(fmt.Errorf("node %s: %w", w[1], err))
+			}
 			fc.Nodes = append(fc.Nodes, nc)
-		case "control", "control-token", "seed":
+		case "control", "control-token", "seed", "handshake-timeout":
 			if len(w) != 2 {
 				return fail(fmt.Errorf("%s wants one value", w[0]))
 			}
+			if directives[w[0]] {
+				return fail(fmt.Errorf("%s given twice", w[0]))
+			}
+			directives[w[0]] = true
 			switch w[0] {
 			case "control":
 				fc.Control = w[1]
 			case "control-token":
-				fc.ControlToken = w[1]
+				token, err := CleanToken(w[1])
+				if err != nil {
+					return fail(err)
+				}
+				fc.ControlToken = token
 			case "seed":
 				n, err := strconv.ParseUint(w[1], 10, 64)
 				if err != nil {
 					return fail(fmt.Errorf("seed %q is not a non-negative integer", w[1]))
 				}
 				fc.Seed, fc.HasSeed = n, true
+			case "handshake-timeout":
+				d, err := parseHandshakeTimeout(w[1])
+				if err != nil {
+					return fail(err)
+				}
+				fc.HandshakeTimeout = d
 			}
 		default:
-			return fail(fmt.Errorf("unknown directive %q: want node, control, control-token or seed", w[0]))
+			return fail(fmt.Errorf("unknown directive %q: want node, control, control-token, seed or handshake-timeout", w[0]))
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return FileConfig{}, fmt.Errorf("%s: %w", file, err)
+		return FileConfig{}, fmt.Errorf("%s: after line %d: %w", file, line, err)
 	}
 	return fc, nil
+}
+
+// parseHandshakeTimeout reads a handshake-timeout value: a positive duration, or "off" or
+// 0 for no bound (returned as -1).
+func parseHandshakeTimeout(s string) (time.Duration, error) {
+	if s == "off" {
+		return -1, nil
+	}
+	d, err := time.ParseDuration(s)
+	switch {
+	case err != nil || d < 0:
+		return 0, fmt.Errorf("handshake-timeout %q: want a duration such as 30s, or off", s)
+	case d == 0:
+		return -1, nil
+	}
+	return d, nil
 }

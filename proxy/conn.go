@@ -36,6 +36,7 @@ type conn struct {
 	bytesLeft int64  // AfterBytes trigger: server bytes still to pass
 	cmdsLeft  int    // AtCommand trigger: commands still to pass
 	changed   chan struct{}
+	hs        handshake
 
 	done     chan struct{} // closed when the connection is being torn down
 	doneOnce sync.Once
@@ -52,6 +53,7 @@ func (c *conn) setMode(m Mode) {
 	c.active = !m.armed()
 	c.bytesLeft = m.AfterBytes
 	c.cmdsLeft = m.AtCommand - 1
+	c.restartHandshakeLocked()
 	c.broadcastLocked()
 	c.mu.Unlock()
 	c.kick()
@@ -166,6 +168,7 @@ func (c *conn) kill(k fault.Kind) {
 // serve runs the connection: set-up faults, the dial, then both pumps.
 func (c *conn) serve() {
 	defer c.n.release(c)
+	defer c.handshakeDone()
 	if !c.setup() {
 		return
 	}
@@ -349,8 +352,11 @@ func (c *conn) pumpDown(up *net.TCPConn) {
 		nr, rerr := up.Read(buf)
 		if nr > 0 {
 			p := buf[:nr]
+			greeted := false // p ends the greeting
 			if !fr.done() {
+				greeting := fr.state == srvGreeting
 				fr.scan(p)
+				greeted = greeting && fr.state == srvAuth
 				if fr.state == srvRaw {
 					c.n.p.log.Warn().Str("node", c.n.name).Str("reason", fr.reason).
 						Msg("not a MySQL server: forwarding plain bytes, command faults cannot act")
@@ -359,6 +365,9 @@ func (c *conn) pumpDown(up *net.TCPConn) {
 			if !c.forwardDown(p) {
 				c.end(up)
 				return
+			}
+			if greeted {
+				c.armHandshake() // the client has the whole greeting now
 			}
 		}
 		if rerr != nil {
@@ -516,12 +525,19 @@ func (c *conn) pumpUp(up *net.TCPConn) {
 	carry := 0        // bytes of an incomplete packet header kept at buf[:carry]
 	dropping := false // the packet in progress is swallowed (answered by an injected ERR)
 	first := true     // the next packet is the client's first (its login)
+	answered := false // the client's first packet arrived whole: the handshake bound is over
 	for {
 		nr, rerr := c.client.Read(buf[carry:])
 		p := buf[:carry+nr]
 		carry = 0
 		for len(p) > 0 {
 			n, start, ok := fr.next(p)
+			if !answered && !first && (ok || fr.left == 0) {
+				// p[:n] ends the client's first packet: the bound ends before the server
+				// can answer it.
+				answered = true
+				c.handshakeDone()
+			}
 			if n > 0 {
 				if !dropping && !c.forwardUp(up, p[:n]) {
 					c.end(c.client)

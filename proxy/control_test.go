@@ -1,7 +1,9 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -100,4 +102,62 @@ func TestParseModeRoundTrip(t *testing.T) {
 			t.Errorf("%q parsed", s)
 		}
 	}
+	// A repeated argument is refused, never silently replaced by the last one.
+	for s, want := range map[string]string{
+		"reset p 0.5 p 0.7":                       `"p" given twice`,
+		"freeze after 10 bytes after 20 bytes":    `"after" given twice`,
+		"reset at command 2 at command 3":         `"at command" given twice`,
+		"slow 1s at command 2 p 0.5 at command 2": `"at command" given twice`,
+		"freeze at command 2 after 5 bytes":       `a mode takes one trigger: "after N bytes" or "at command K"`,
+	} {
+		if _, err := parseModeString(s); err == nil || err.Error() != want {
+			t.Errorf("%q: %v, want %s", s, err, want)
+		}
+	}
+}
+
+// FuzzParseMode: no input panics, and a mode that parses writes itself back as words that
+// parse to the same mode.
+func FuzzParseMode(f *testing.F) {
+	for _, s := range []string{"heal", "freeze after 4096 bytes", "slow 50ms at command 2 p 0.5",
+		"reset p 0.5 p 0.7", "error 1045", "close p 1", "at command", "after 1 byte"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		m, err := parseModeString(s)
+		if err != nil {
+			return
+		}
+		back, err := parseModeString(m.String())
+		if err != nil || back != m {
+			t.Fatalf("%q parses as %+v, written %q, which reads back as %+v, %v", s, m, m.String(), back, err)
+		}
+	})
+}
+
+// FuzzDecodeSetMode: no body panics; a body accepted is valid JSON that encoding/json reads
+// as the same request; and every request encoding/json writes is accepted as itself.
+func FuzzDecodeSetMode(f *testing.F) {
+	for _, s := range []string{`{"mode":"freeze"}`, ` {"mode": "slow 1s"} `, `{"mode":"a","mode":"b"}`,
+		`{"mode":"x"} {}`, `{"mode":"x"}x`, `{"Mode":"x"}`, `{"mode":null}`, `{"mode":"\u00e9\n"}`, `[]`, ``} {
+		f.Add([]byte(s), "stall")
+	}
+	f.Fuzz(func(t *testing.T, body []byte, mode string) {
+		if req, err := decodeSetMode(bytes.NewReader(body)); err == nil {
+			var std SetModeRequest
+			if !json.Valid(body) || json.Unmarshal(body, &std) != nil || std != req {
+				t.Fatalf("%q accepted as %+v; encoding/json reads %+v", body, req, std)
+			}
+		}
+		enc, _ := json.Marshal(SetModeRequest{Mode: mode})
+		req, err := decodeSetMode(bytes.NewReader(enc))
+		if err != nil {
+			t.Fatalf("%s refused: %v", enc, err)
+		}
+		var std SetModeRequest
+		json.Unmarshal(enc, &std)
+		if req != std {
+			t.Fatalf("%s read as %+v, encoding/json reads %+v", enc, req, std)
+		}
+	})
 }

@@ -13,6 +13,11 @@
 // (a packet with sequence id 0) begins. Every byte is otherwise forwarded untouched, in the
 // chunks it arrived in; a server that does not speak the protocol is forwarded as raw bytes.
 //
+// A client that takes the greeting and never answers it is closed after Config.HandshakeTimeout
+// (30 s by default), a bound that never acts while a fault holds the connection.
+//
 // The control plane is an http.Handler (Proxy.Handler): a JSON API to list nodes and set
-// modes, and Prometheus metrics at /metrics. Client is its Go client.
+// modes, and Prometheus metrics at /metrics. Proxy.ServeControl serves it with bounds (64
+// connections, header, body and idle timeouts) so that no flood of control connections can
+// take the descriptors the data path needs. Client is its Go client.
 package proxy

@@ -26,6 +26,8 @@ var (
 		"Bytes forwarded: up is client to server, down is server to client.", []string{"node", "direction"}, nil)
 	descOpen = prometheus.NewDesc("failsim_proxy_open_connections",
 		"Client connections open now.", []string{"node"}, nil)
+	descHandshake = prometheus.NewDesc("failsim_proxy_handshake_timeouts_total",
+		"Client connections closed because the client did not answer the server's greeting within the handshake timeout.", []string{"node"}, nil)
 	descMode = prometheus.NewDesc("failsim_proxy_mode",
 		"1 for the node's current fault, 0 for the others; mode holds the full mode.", []string{"node", "fault", "mode"}, nil)
 )
@@ -33,7 +35,7 @@ var (
 // Describe implements prometheus.Collector: a Proxy is a collector of its nodes' series, so
 // that a process can put them on a registry of its own. Two Proxies cannot share a registry.
 func (p *Proxy) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descAccepted, descFaulted, descFaults, descBytes, descOpen, descMode} {
+	for _, d := range []*prometheus.Desc{descAccepted, descFaulted, descFaults, descBytes, descOpen, descHandshake, descMode} {
 		ch <- d
 	}
 }
@@ -60,6 +62,7 @@ func (p *Proxy) Collect(ch chan<- prometheus.Metric) {
 		send(descBytes, prometheus.CounterValue, float64(s.bytesUp.Load()), n.name, "up")
 		send(descBytes, prometheus.CounterValue, float64(s.bytesDown.Load()), n.name, "down")
 		send(descOpen, prometheus.GaugeValue, float64(max(0, s.open.Load())), n.name)
+		send(descHandshake, prometheus.CounterValue, float64(s.handshakeTimeouts.Load()), n.name)
 		m := n.Mode()
 		for _, k := range kinds {
 			v, mode := 0.0, ""
@@ -82,15 +85,18 @@ func wireKinds() []fault.Kind {
 	return ks
 }
 
-// metricsHandler serves the proxy process's registry: the proxy's series, the Go collector
-// and the process collector, in the format the scraper asks for (the text format by default).
-// The registry is made for each scrape, as a Proxy keeps none: the three collectors read
-// everything at scrape time and hold no state of their own between scrapes, so nothing is
-// lost, and proxies in one process (tests make many) never collide.
-func (p *Proxy) metricsHandler(w http.ResponseWriter, r *http.Request) {
+// newRegistry returns the proxy's registry: its series, the Go collector and the process
+// collector. Each Proxy has its own, so proxies in one process (tests make many) never collide.
+func (p *Proxy) newRegistry() *prometheus.Registry {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(p, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: promLog{p.log}}).ServeHTTP(w, r)
+	return reg
+}
+
+// metricsHandler serves the proxy's registry in the format the scraper asks for (the text
+// format by default).
+func (p *Proxy) metricsHandler(w http.ResponseWriter, r *http.Request) {
+	promhttp.HandlerFor(p.registry, promhttp.HandlerOpts{ErrorLog: promLog{p.log}}).ServeHTTP(w, r)
 }
 
 // promLog logs promhttp's gathering and serving errors as warnings.

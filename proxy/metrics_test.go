@@ -208,23 +208,13 @@ func TestMetricsPerProxy(t *testing.T) {
 	}
 }
 
-// TestMetricsBadNodeName: a node name that is not UTF-8 fails the scrape with a message, and
-// does not bring the process down.
-func TestMetricsBadNodeName(t *testing.T) {
-	p, err := New(Config{Nodes: []NodeConfig{{Name: "db\xff", Listen: "127.0.0.1:0", Upstream: "127.0.0.1:1"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	srv := httptest.NewServer(p.Handler(""))
-	defer srv.Close()
-	resp, err := http.Get(srv.URL + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusInternalServerError || !strings.Contains(string(body), "UTF-8") {
-		t.Errorf("scrape with a bad node name: %s\n%s", resp.Status, body)
+// TestBadNodeNameRefused: a node name the metrics could not carry (not UTF-8), or that the
+// control API's paths could not, is refused at start rather than breaking every scrape.
+func TestBadNodeNameRefused(t *testing.T) {
+	for _, name := range []string{"db\xff", "db 1", "db/1", "db\n1"} {
+		_, err := New(Config{Nodes: []NodeConfig{{Name: name, Listen: "127.0.0.1:0", Upstream: "127.0.0.1:1"}}})
+		if err == nil || !strings.Contains(err.Error(), "want UTF-8 text with no whitespace") {
+			t.Errorf("node name %q: %v", name, err)
+		}
 	}
 }

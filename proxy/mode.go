@@ -51,7 +51,8 @@ func (m Mode) String() string {
 }
 
 // ParseMode reads a mode from its words, e.g. ["freeze", "after", "4096", "bytes"]. The fault
-// part is parsed by fault.Parse, so the proxy knows exactly the timeline's fault names.
+// part is parsed by fault.Parse, so the proxy knows exactly the timeline's fault names. The
+// trigger and the probability may come in either order, each at most once.
 func ParseMode(words []string) (Mode, error) {
 	var m Mode
 	var rest []string
@@ -65,7 +66,10 @@ func ParseMode(words []string) (Mode, error) {
 			if err != nil || n <= 0 {
 				return Mode{}, fmt.Errorf("after: %q is not a positive byte count", words[i+1])
 			}
-			if m.AfterBytes > 0 || m.AtCommand > 0 {
+			switch {
+			case m.AfterBytes > 0:
+				return Mode{}, errors.New(`"after" given twice`)
+			case m.AtCommand > 0:
 				return Mode{}, errors.New(`a mode takes one trigger: "after N bytes" or "at command K"`)
 			}
 			m.AfterBytes = n
@@ -78,7 +82,10 @@ func ParseMode(words []string) (Mode, error) {
 			if err != nil || k <= 0 {
 				return Mode{}, fmt.Errorf("at command: %q is not a positive command number", words[i+2])
 			}
-			if m.AfterBytes > 0 || m.AtCommand > 0 {
+			switch {
+			case m.AtCommand > 0:
+				return Mode{}, errors.New(`"at command" given twice`)
+			case m.AfterBytes > 0:
 				return Mode{}, errors.New(`a mode takes one trigger: "after N bytes" or "at command K"`)
 			}
 			m.AtCommand = k
@@ -90,6 +97,9 @@ func ParseMode(words []string) (Mode, error) {
 			p, err := strconv.ParseFloat(words[i+1], 64)
 			if err != nil || !(p > 0 && p <= 1) {
 				return Mode{}, fmt.Errorf("p: %q is not a probability in (0, 1]", words[i+1])
+			}
+			if m.P > 0 {
+				return Mode{}, errors.New(`"p" given twice`)
 			}
 			m.P = p
 			i += 2

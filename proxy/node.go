@@ -62,6 +62,8 @@ func (n *Node) Status() NodeStatus {
 		Faults:    n.stats.faultCounts(),
 		BytesUp:   n.stats.bytesUp.Load(),
 		BytesDown: n.stats.bytesDown.Load(),
+
+		HandshakeTimeouts: n.stats.handshakeTimeouts.Load(),
 	}
 }
 

@@ -6,9 +6,14 @@ import (
 	"fmt"
 	"net"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/benbjohnson/clock"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 )
 
@@ -33,7 +38,17 @@ type Config struct {
 	Clock clock.Clock
 	// DialTimeout bounds each upstream dial; zero means 5s.
 	DialTimeout time.Duration
+	// HandshakeTimeout bounds how long a client may take to send its handshake response
+	// (its first packet) once the server's greeting has reached it; a client that does not
+	// is closed with FIN both ways, as a server's own connect_timeout would. The bound does
+	// not act while a fault holds the connection (freeze, blackhole) and restarts in full at
+	// every mode change; a client that has answered never meets it again. Zero means
+	// DefaultHandshakeTimeout (30 s); a negative value turns the bound off.
+	HandshakeTimeout time.Duration
 }
+
+// DefaultHandshakeTimeout is the handshake bound when Config.HandshakeTimeout is zero.
+const DefaultHandshakeTimeout = 30 * time.Second
 
 // Proxy is a running set of nodes. It is safe for concurrent use.
 type Proxy struct {
@@ -43,6 +58,8 @@ type Proxy struct {
 	log         zerolog.Logger
 	clock       clock.Clock
 	dialTimeout time.Duration
+	handshake   time.Duration // 0: no handshake bound
+	registry    *prometheus.Registry
 	ctx         context.Context
 	cancel      context.CancelFunc
 }
@@ -58,19 +75,48 @@ func (cfg Config) Validate() error {
 		if nc.Name == "" {
 			return errors.New("node with an empty name")
 		}
+		if !utf8.ValidString(nc.Name) || strings.ContainsFunc(nc.Name, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) || r == '/' }) {
+			return fmt.Errorf("node name %q: want UTF-8 text with no whitespace, control character or '/'", nc.Name)
+		}
 		if seen[nc.Name] {
 			return fmt.Errorf("node %s given twice", nc.Name)
 		}
 		seen[nc.Name] = true
-		if err := nc.Mode.validate(); err != nil {
+		if err := nc.validate(); err != nil {
 			return fmt.Errorf("node %s: %w", nc.Name, err)
 		}
-		if _, err := net.ResolveTCPAddr("tcp", nc.Listen); err != nil {
-			return fmt.Errorf("node %s: listen address %q: %w", nc.Name, nc.Listen, err)
-		}
-		if _, _, err := net.SplitHostPort(nc.Upstream); err != nil {
-			return fmt.Errorf("node %s: upstream address %q: %w", nc.Name, nc.Upstream, err)
-		}
+	}
+	return nil
+}
+
+// validate checks a node's mode and addresses: a listen address Go can bind (port 0 picks a
+// free one) and an upstream that can be dialled (a port from 1 to 65535). Ports are numbers:
+// a service name or an out-of-range port is refused here rather than failing every client.
+func (nc NodeConfig) validate() error {
+	if err := nc.Mode.validate(); err != nil {
+		return err
+	}
+	if err := checkPort(nc.Listen, 0); err != nil {
+		return fmt.Errorf("listen address %q: %w", nc.Listen, err)
+	}
+	if _, err := net.ResolveTCPAddr("tcp", nc.Listen); err != nil {
+		return fmt.Errorf("listen address %q: %w", nc.Listen, err)
+	}
+	if err := checkPort(nc.Upstream, 1); err != nil {
+		return fmt.Errorf("upstream address %q: %w", nc.Upstream, err)
+	}
+	return nil
+}
+
+// checkPort checks that addr is HOST:PORT with PORT a decimal number from lowest to 65535.
+func checkPort(addr string, lowest int) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n < lowest || n > 65535 || strings.TrimLeft(port, "0123456789") != "" {
+		return fmt.Errorf("port %q is not a number from %d to 65535", port, lowest)
 	}
 	return nil
 }
@@ -93,7 +139,14 @@ func New(cfg Config) (*Proxy, error) {
 	if p.dialTimeout <= 0 {
 		p.dialTimeout = 5 * time.Second
 	}
+	switch {
+	case cfg.HandshakeTimeout == 0:
+		p.handshake = DefaultHandshakeTimeout
+	case cfg.HandshakeTimeout > 0:
+		p.handshake = cfg.HandshakeTimeout
+	}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
+	p.registry = p.newRegistry()
 	for _, nc := range cfg.Nodes {
 		if err := p.addNode(nc); err != nil {
 			p.Close()

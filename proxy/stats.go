@@ -14,6 +14,9 @@ type nodeStats struct {
 	faults    [16]atomic.Uint64
 	bytesUp   atomic.Uint64 // client to server
 	bytesDown atomic.Uint64 // server to client
+
+	handshakeTimeouts atomic.Uint64 // connections closed because the client did not answer the greeting
+	handshaking       atomic.Int64  // connections whose handshake bound is running
 }
 
 // NodeStatus is a node's state and counters as the control API reports them.
@@ -35,6 +38,9 @@ type NodeStatus struct {
 	BytesUp uint64 `json:"bytes_up"`
 	// BytesDown counts bytes forwarded from the server to clients.
 	BytesDown uint64 `json:"bytes_down"`
+	// HandshakeTimeouts counts connections the proxy closed because the client did not send
+	// its handshake response within Config.HandshakeTimeout of the greeting.
+	HandshakeTimeouts uint64 `json:"handshake_timeouts"`
 }
 
 // faultCounts returns the non-zero injection counters by fault name.

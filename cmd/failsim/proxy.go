@@ -48,11 +48,12 @@ with --control-token is visible to every local user in /proc.`,
 	}
 	f := c.Flags()
 	f.Var(&o.nodes, "node", "a node: `NAME=LISTEN,UPSTREAM` (repeatable)")
-	f.StringVar(&o.config, "config", "", "config `FILE`: node, control, control-token and seed lines")
+	f.StringVar(&o.config, "config", "", "config `FILE`: node, control, control-token, seed and handshake-timeout lines")
 	f.StringVar(&o.control, "control", proxy.DefaultControlAddr, "control API `ADDR`")
 	f.StringVar(&o.token, "control-token", "", tokenUsage)
 	f.StringVar(&o.tokenFile, "control-token-file", "", tokenFileUsage)
 	f.Uint64Var(&o.seed, "seed", 1, "seed `N` of the probabilistic modes")
+	f.DurationVar(&o.handshake, "handshake-timeout", 30*time.Second, "close a client that has not answered the server's greeting within this `DURATION` (0: never)")
 	logLevelVar(c, &o.logLevel)
 	c.AddCommand(m.proxySetCmd(), m.proxyStatusCmd())
 	return c
@@ -64,6 +65,7 @@ type proxyFlags struct {
 	config, control, token string
 	tokenFile              string
 	seed                   uint64
+	handshake              time.Duration
 	logLevel               string
 }
 
@@ -95,7 +97,13 @@ func (m *Main) runProxyServe(ctx context.Context, c *cobra.Command, o *proxyFlag
 	if err != nil {
 		return err
 	}
-	cfg := proxy.Config{Seed: o.seed, Log: log}
+	cfg := proxy.Config{Seed: o.seed, Log: log, HandshakeTimeout: o.handshake}
+	switch {
+	case o.handshake < 0:
+		return usageErr(fmt.Errorf("--handshake-timeout %s: want a positive duration, or 0 for never", o.handshake), "")
+	case o.handshake == 0:
+		cfg.HandshakeTimeout = -1 // the flag's 0 is "never"; the library's 0 is its default
+	}
 	if o.config != "" {
 		data, err := input.ReadFile(ctx, o.config, "proxy config file", input.ConfigMax)
 		if err != nil {
@@ -117,6 +125,9 @@ func (m *Main) runProxyServe(ctx context.Context, c *cobra.Command, o *proxyFlag
 		}
 		if fc.HasSeed && !given("seed") {
 			cfg.Seed = fc.Seed
+		}
+		if fc.HandshakeTimeout != 0 && !given("handshake-timeout") {
+			cfg.HandshakeTimeout = fc.HandshakeTimeout
 		}
 	}
 	cfg.Nodes = append(cfg.Nodes, o.nodes...)
@@ -143,18 +154,9 @@ func (m *Main) runProxyServe(ctx context.Context, c *cobra.Command, o *proxyFlag
 		fmt.Fprintf(m.Stdout, "node %s: %s -> %s (%s)\n", n.Name(), n.Addr(), n.Upstream(), n.Mode())
 	}
 	fmt.Fprintf(m.Stdout, "control: http://%s\n", ln.Addr())
-	srv := &http.Server{Handler: p.Handler(token), ReadHeaderTimeout: 10 * time.Second}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	select {
-	case <-ctx.Done():
-	case err = <-served:
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	srv.Shutdown(sctx)
+	err = p.ServeControl(ctx, ln, token)
 	p.Close()
-	if err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err != nil {
 		return &exitError{code: 1, err: fmt.Errorf("proxy: control: %w", err)}
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/failsim/failsim/internal/input"
+	"github.com/failsim/failsim/proxy"
 )
 
 // Where secrets come from when they are not on the command line, where every local user can
@@ -26,7 +27,7 @@ const (
 // tokenFlagsUsage are the help texts of the token flags.
 const (
 	tokenUsage     = "`TOKEN` the control API requires; visible to every local user in /proc: prefer --control-token-file or " + tokenEnv
-	tokenFileUsage = "read the control token from `FILE` (one line)"
+	tokenFileUsage = "read the control token from `FILE` (at most 4 KiB; surrounding whitespace ignored)"
 )
 
 // controlToken returns the control token from, first found: --control-token, the file of
@@ -34,27 +35,30 @@ const (
 // none of them gives one.
 func controlToken(ctx context.Context, c *cobra.Command, token, file string) (tok string, found bool, err error) {
 	flags := c.Flags()
+	clean := func(from, t string) (string, bool, error) {
+		t, err := proxy.CleanToken(t)
+		if err != nil {
+			return "", false, usageErr(fmt.Errorf("%s: %w", from, err), "a token is one word: no whitespace or control character inside")
+		}
+		return t, t != "", nil
+	}
 	switch {
 	case flags.Changed("control-token") && flags.Changed("control-token-file"):
 		return "", false, usageErr(errors.New("give --control-token or --control-token-file, not both"), "")
 	case flags.Changed("control-token"):
-		return token, true, nil
+		return clean("--control-token", token)
 	case flags.Changed("control-token-file"):
 		data, err := input.ReadFile(ctx, file, "token file", input.TokenMax)
 		if err != nil {
 			return "", false, loadErr(ctx, "proxy", fmt.Errorf("--control-token-file: %w", err))
 		}
-		tok := strings.TrimSpace(string(data))
-		switch {
-		case tok == "":
+		tok, found, err := clean("--control-token-file "+file, string(data))
+		if err == nil && !found {
 			return "", false, usageErr(fmt.Errorf("--control-token-file %s: no token in the file: want it on one line", file), "")
-		case strings.ContainsFunc(tok, func(r rune) bool { return r <= ' ' || r == 0x7f }):
-			return "", false, usageErr(fmt.Errorf("--control-token-file %s: the token holds white space: want it on one line", file), "")
 		}
-		return tok, true, nil
+		return tok, found, err
 	}
-	tok, found = os.LookupEnv(tokenEnv)
-	return tok, found && tok != "", nil
+	return clean(tokenEnv, os.Getenv(tokenEnv))
 }
 
 // passwordVar is the environment variable that holds a watched node's password when its DSN

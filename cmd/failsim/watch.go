@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/benbjohnson/clock"
 	"github.com/rs/zerolog"
@@ -167,8 +169,8 @@ func parseNodes(specs []string, budget time.Duration, query string) ([]monitor.N
 		if !ok || !ok2 || strings.ContainsAny(head, "@/()") {
 			return nil, usageErr(fmt.Errorf("--node #%d: want NAME:ROLE=DSN (the value is not shown: it may hold a password)", i+1), hint)
 		}
-		if name == "" || strings.ContainsAny(name, " \t") {
-			return nil, usageErr(fmt.Errorf("--node #%d: empty or blank node name %q", i+1, name), hint)
+		if name == "" || !utf8.ValidString(name) || strings.ContainsFunc(name, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) {
+			return nil, usageErr(fmt.Errorf("--node #%d: node name %q: want UTF-8 text with no whitespace or control character", i+1, name), hint)
 		}
 		if seen[name] {
 			return nil, usageErr(fmt.Errorf("--node %s: node named twice", name), "")
