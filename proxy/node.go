@@ -24,7 +24,7 @@ type Node struct {
 	mu      sync.Mutex
 	mode    Mode
 	ln      *net.TCPListener // nil while refused or blackholed
-	hole    *blackhole       // non-nil while blackholed
+	hole    *fullQueue       // non-nil while blackholed
 	conns   map[*conn]struct{}
 	nextSeq uint64
 	closed  bool
@@ -143,7 +143,7 @@ func (n *Node) closeListenerLocked() {
 		n.ln = nil
 	}
 	if n.hole != nil {
-		n.hole.close()
+		n.hole.Close()
 		n.hole = nil
 	}
 }
@@ -160,7 +160,7 @@ func (n *Node) openListenerLocked(k listenerKind) error {
 		n.wg.Add(1)
 		go n.acceptLoop(ln)
 	case lnBlack:
-		h, err := openBlackhole(n.addr)
+		h, err := openFullQueue(n.addr)
 		if err != nil {
 			return err
 		}
