@@ -300,38 +300,6 @@ func (c *conn) gate() bool {
 	}
 }
 
-// spendBytes takes up to n server bytes from an armed AfterBytes budget. It returns how many
-// may pass before the trigger, and the generation to fire if the budget ran out.
-func (c *conn) spendBytes(n int) (int, uint64, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.active || c.mode.AfterBytes == 0 {
-		return n, 0, false
-	}
-	k := int(min(int64(n), c.bytesLeft))
-	c.bytesLeft -= int64(k)
-	return k, c.gen, c.bytesLeft == 0
-}
-
-// fire starts an armed fault on this connection, unless the mode changed since it was armed.
-func (c *conn) fire(gen uint64) {
-	c.mu.Lock()
-	if c.gen != gen || c.active {
-		c.mu.Unlock()
-		return
-	}
-	c.active = true
-	m := c.mode
-	c.broadcastLocked()
-	c.mu.Unlock()
-	switch k := m.Fault.Kind; k {
-	case fault.Refuse, fault.Reset, fault.Close:
-		if m.P == 0 {
-			c.kill(k)
-		}
-	}
-}
-
 // pumpDown forwards server bytes to the client.
 func (c *conn) pumpDown(up *net.TCPConn) {
 	bp := bufPool.Get().(*[]byte)
@@ -416,33 +384,6 @@ func (c *conn) spliceDown(up *net.TCPConn) {
 			c.stop(io.EOF, up, c.client)
 			return
 		}
-	}
-}
-
-// byteBudget returns how many server bytes may pass before looking again: the rest of an
-// armed AfterBytes budget, or spliceChunk.
-func (c *conn) byteBudget() (int64, uint64, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.active || c.mode.AfterBytes == 0 {
-		return spliceChunk, 0, false
-	}
-	return min(c.bytesLeft, spliceChunk), c.gen, true
-}
-
-// spent takes w bytes from the AfterBytes budget armed at generation gen, firing the fault
-// when it runs out.
-func (c *conn) spent(gen uint64, w int64) {
-	c.mu.Lock()
-	if c.gen != gen || c.active {
-		c.mu.Unlock()
-		return
-	}
-	c.bytesLeft -= w
-	fire := c.bytesLeft <= 0
-	c.mu.Unlock()
-	if fire {
-		c.fire(gen)
 	}
 }
 
@@ -602,17 +543,7 @@ func (c *conn) onPacket(st packetStart, first bool) packetAction {
 		}
 		return actContinue
 	}
-	// A command begins: count it for an AtCommand trigger.
-	c.mu.Lock()
-	if !c.active && c.mode.AtCommand > 0 {
-		if c.cmdsLeft <= 0 {
-			c.active = true
-			c.broadcastLocked()
-		} else {
-			c.cmdsLeft--
-		}
-	}
-	c.mu.Unlock()
+	c.countCommand()
 	held := false
 	for {
 		m, active, changed := c.state()
