@@ -1,7 +1,5 @@
 package proxy
 
-import "github.com/failsim/failsim/fault"
-
 // Triggers: an armed mode (Mode.AfterBytes, Mode.AtCommand) leaves its fault inactive on a
 // connection until the connection has passed that many server bytes or commands, counted from
 // the moment the mode was set there. A trigger fires only for the mode that armed it: every
@@ -31,8 +29,8 @@ func (c *conn) byteBudget() (int64, uint64, bool) {
 	return min(c.bytesLeft, spliceChunk), c.gen, true
 }
 
-// spent takes w bytes from the AfterBytes budget armed at generation gen, firing the fault
-// when it runs out.
+// spent takes w spliced bytes from the AfterBytes budget armed at generation gen, firing the
+// fault when it runs out.
 func (c *conn) spent(gen uint64, w int64) {
 	c.mu.Lock()
 	if c.gen != gen || c.active {
@@ -63,7 +61,8 @@ func (c *conn) countCommand() {
 	}
 }
 
-// fire starts an armed fault on this connection, unless the mode changed since it was armed.
+// fire starts an armed fault on this connection, unless the mode changed since it was armed:
+// the fault acts from now on, and its onStart hook acts at once.
 func (c *conn) fire(gen uint64) {
 	c.mu.Lock()
 	if c.gen != gen || c.active {
@@ -71,13 +70,10 @@ func (c *conn) fire(gen uint64) {
 		return
 	}
 	c.active = true
-	m := c.mode
+	f := c.hooks
 	c.broadcastLocked()
 	c.mu.Unlock()
-	switch k := m.Fault.Kind; k {
-	case fault.Refuse, fault.Reset, fault.Close:
-		if m.P == 0 {
-			c.kill(k)
-		}
+	if h, ok := f.(onStart); ok {
+		h.start(c, true)
 	}
 }
