@@ -22,7 +22,9 @@ const bufSize = 64 << 10
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, bufSize); return &b }}
 
-// conn is one client connection and its upstream connection.
+// conn is one client connection and its upstream connection: its lifecycle (set-up, dial,
+// teardown) and its two pumps. What a fault does is in the fault's file; the connection asks
+// the active fault's hooks at each step (faults.go).
 type conn struct {
 	n      *Node
 	client *net.TCPConn
@@ -31,10 +33,11 @@ type conn struct {
 	mu        sync.Mutex
 	up        *net.TCPConn // nil until dialled
 	mode      Mode
-	gen       uint64 // bumped by every setMode: a trigger fires only for the mode that armed it
-	active    bool   // the mode's fault acts on this connection now
-	bytesLeft int64  // AfterBytes trigger: server bytes still to pass
-	cmdsLeft  int    // AtCommand trigger: commands still to pass
+	hooks     wireFault // the mode's fault, with its arguments
+	gen       uint64    // bumped by every setMode: a trigger fires only for the mode that armed it
+	active    bool      // the mode's fault acts on this connection now
+	bytesLeft int64     // AfterBytes trigger: server bytes still to pass
+	cmdsLeft  int       // AtCommand trigger: commands still to pass
 	changed   chan struct{}
 	hs        handshake
 
@@ -44,11 +47,12 @@ type conn struct {
 	faulted  atomic.Bool
 }
 
-// setMode applies a node's new mode to the connection. An unarmed mode acts at once; an armed
-// one starts its trigger count now.
-func (c *conn) setMode(m Mode) {
+// setMode applies a node's new mode, whose fault is f, to the connection. An unarmed mode acts
+// at once; an armed one starts its trigger count now.
+func (c *conn) setMode(m Mode, f wireFault) {
 	c.mu.Lock()
 	c.mode = m
+	c.hooks = f
 	c.gen++
 	c.active = !m.armed()
 	c.bytesLeft = m.AfterBytes
@@ -65,11 +69,12 @@ func (c *conn) broadcastLocked() {
 	c.changed = make(chan struct{})
 }
 
-// state returns the mode, whether it acts now, and the channel closed at the next change.
-func (c *conn) state() (Mode, bool, chan struct{}) {
+// state returns the mode's fault, whether it acts now, and the channel closed at the next
+// change.
+func (c *conn) state() (wireFault, bool, chan struct{}) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.mode, c.active, c.changed
+	return c.hooks, c.active, c.changed
 }
 
 // injected counts one fault acting on the connection.
@@ -82,6 +87,18 @@ func (c *conn) injected(k fault.Kind) {
 
 // roll draws from the connection's seeded source: true with probability p.
 func (c *conn) roll(p float64) bool { return c.rng.Float64() < p }
+
+// sleep waits d on the proxy's clock; false if the connection went down meanwhile.
+func (c *conn) sleep(d time.Duration) bool {
+	t := c.n.p.clock.Timer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-c.done:
+		return false
+	}
+}
 
 // isDone reports whether the connection is being torn down.
 func (c *conn) isDone() bool {
@@ -155,16 +172,6 @@ func (c *conn) end(src *net.TCPConn) {
 	}
 }
 
-// kill applies a disconnecting fault kind.
-func (c *conn) kill(k fault.Kind) {
-	c.injected(k)
-	if k == fault.Close {
-		c.closeFIN()
-	} else {
-		c.reset()
-	}
-}
-
 // serve runs the connection: set-up faults, the dial, then both pumps.
 func (c *conn) serve() {
 	defer c.n.release(c)
@@ -206,244 +213,111 @@ func (c *conn) serve() {
 	up.Close()
 }
 
-// setup applies the mode to a new connection before the upstream dial. It reports whether
-// the connection goes on to its server.
-func (c *conn) setup() bool {
-	rolled := false
-	held := false
-	for {
-		m, active, changed := c.state()
-		if !active {
-			return true
-		}
-		switch k := m.Fault.Kind; k {
-		case fault.Refuse, fault.Reset, fault.Close:
-			if m.P > 0 {
-				if rolled {
-					return true
-				}
-				rolled = true
-				if !c.roll(m.P) {
-					return true
-				}
-			}
-			c.kill(k)
-			return false
-		case fault.Slow:
-			if m.P > 0 && !rolled {
-				rolled = true
-				if c.roll(m.P) {
-					c.injected(k)
-					if !c.sleep(m.Fault.Delay) {
-						return false
-					}
-				}
-			}
-			return true
-		case fault.Freeze, fault.Blackhole:
-			if !held {
-				held = true
-				c.injected(k)
-			}
-			select {
-			case <-changed:
-			case <-c.done:
-				return false
-			}
-		case fault.Error:
-			if m.Fault.Code == 1045 {
-				return true // the login is refused once the client sends it
-			}
-			c.injected(k)
-			c.client.Write(errPacket(0, m.Fault.Code))
-			c.closeFIN()
-			return false
-		default:
-			return true
-		}
-	}
-}
-
-// sleep waits d on the proxy's clock; false if the connection went down meanwhile.
-func (c *conn) sleep(d time.Duration) bool {
-	t := c.n.p.clock.Timer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-c.done:
-		return false
-	}
-}
-
-// gate blocks while the connection is frozen. It returns false once the connection is done.
-func (c *conn) gate() bool {
-	counted := false
-	for {
-		if c.isDone() {
-			return false
-		}
-		m, active, changed := c.state()
-		k := m.Fault.Kind
-		if !active || (k != fault.Freeze && k != fault.Blackhole) {
-			return true
-		}
-		if !counted {
-			counted = true
-			c.injected(k)
-		}
-		select {
-		case <-changed:
-		case <-c.done:
-			return false
-		}
-	}
-}
-
-// spendBytes takes up to n server bytes from an armed AfterBytes budget. It returns how many
-// may pass before the trigger, and the generation to fire if the budget ran out.
-func (c *conn) spendBytes(n int) (int, uint64, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.active || c.mode.AfterBytes == 0 {
-		return n, 0, false
-	}
-	k := int(min(int64(n), c.bytesLeft))
-	c.bytesLeft -= int64(k)
-	return k, c.gen, c.bytesLeft == 0
-}
-
-// fire starts an armed fault on this connection, unless the mode changed since it was armed.
-func (c *conn) fire(gen uint64) {
-	c.mu.Lock()
-	if c.gen != gen || c.active {
-		c.mu.Unlock()
-		return
-	}
-	c.active = true
-	m := c.mode
-	c.broadcastLocked()
-	c.mu.Unlock()
-	switch k := m.Fault.Kind; k {
-	case fault.Refuse, fault.Reset, fault.Close:
-		if m.P == 0 {
-			c.kill(k)
-		}
-	}
-}
-
-// pumpDown forwards server bytes to the client.
+// pumpDown forwards server bytes to the client. While the login goes on it reads them into a
+// buffer, for the server framer; after it, it splices them (spliceDown) unless a fault shapes
+// them, when it copies them through the fault (copyDown), a stretch at a time.
 func (c *conn) pumpDown(up *net.TCPConn) {
-	bp := bufPool.Get().(*[]byte)
+	var bp *[]byte // the copy buffer, held only while copying
 	defer func() {
 		if bp != nil {
 			bufPool.Put(bp)
 		}
 	}()
-	buf := *bp
 	var fr serverFramer
 	for {
 		if fr.done() {
-			bufPool.Put(bp)
-			bp = nil
-			c.spliceDown(up)
-			return
-		}
-		nr, rerr := up.Read(buf)
-		if nr > 0 {
-			p := buf[:nr]
-			greeted := false // p ends the greeting
-			if !fr.done() {
-				greeting := fr.state == srvGreeting
-				fr.scan(p)
-				greeted = greeting && fr.state == srvAuth
-				if fr.state == srvRaw {
-					c.n.p.log.Warn().Str("node", c.n.name).Str("reason", fr.reason).
-						Msg("not a MySQL server: forwarding plain bytes, command faults cannot act")
-				}
+			if bp != nil { // the login is over: a splice needs no buffer, a frozen pump holds none
+				bufPool.Put(bp)
+				bp = nil
 			}
-			if !c.forwardDown(p) {
+			s, ok := c.gate(dirDown)
+			if !ok {
 				c.end(up)
 				return
 			}
-			if greeted {
-				c.armHandshake() // the client has the whole greeting now
-			}
-		}
-		if rerr != nil {
-			if errors.Is(rerr, os.ErrDeadlineExceeded) && !c.isDone() {
-				up.SetReadDeadline(time.Time{}) // a kick from setMode: look at the gate again
+			if s == nil {
+				if !c.spliceDown(up) {
+					return
+				}
 				continue
 			}
-			c.stop(rerr, up, c.client)
+		}
+		if bp == nil {
+			bp = bufPool.Get().(*[]byte)
+		}
+		if !c.copyDown(up, *bp, &fr) {
 			return
 		}
 	}
+}
+
+// copyDown reads one chunk of server bytes into buf and forwards it. Until the login is done
+// the framer sees it first. It reports whether the pump goes on.
+func (c *conn) copyDown(up *net.TCPConn, buf []byte, fr *serverFramer) bool {
+	nr, rerr := up.Read(buf)
+	if nr > 0 {
+		p := buf[:nr]
+		greeted := false // p ends the greeting
+		if !fr.done() {
+			greeting := fr.state == srvGreeting
+			fr.scan(p)
+			greeted = greeting && fr.state == srvAuth
+			if fr.state == srvRaw {
+				c.n.p.log.Warn().Str("node", c.n.name).Str("reason", fr.reason).
+					Msg("not a MySQL server: forwarding plain bytes, command faults cannot act")
+			}
+		}
+		if !c.forwardDown(p) {
+			c.end(up)
+			return false
+		}
+		if greeted {
+			c.armHandshake() // the client has the whole greeting now
+		}
+	}
+	if rerr != nil {
+		if errors.Is(rerr, os.ErrDeadlineExceeded) && !c.isDone() {
+			up.SetReadDeadline(time.Time{}) // a kick from setMode: look at the gate again
+			return true
+		}
+		c.passEnd(dirDown, rerr, up, c.client)
+		return false
+	}
+	return true
 }
 
 // spliceChunk is the most the zero-copy path moves between two looks at the connection's state.
 const spliceChunk = 1 << 20
 
-// spliceDown forwards server bytes to the client once the login is done. The kernel moves
-// them (splice on Linux, through TCPConn.ReadFrom) without copying them into the proxy; a mode
-// change interrupts a waiting splice with a read deadline (kick), so freeze still acts at once.
-func (c *conn) spliceDown(up *net.TCPConn) {
-	for {
-		if !c.gate() {
+// spliceDown forwards one stretch of server bytes to the client once the login is done, past
+// the gate. The kernel moves them (splice on Linux, through TCPConn.ReadFrom) without copying
+// them into the proxy; a mode change interrupts a waiting splice with a read deadline (kick),
+// so freeze still acts at once. It reports whether the pump goes on.
+func (c *conn) spliceDown(up *net.TCPConn) bool {
+	limit, gen, armed := c.byteBudget()
+	lr := io.LimitedReader{R: up, N: limit}
+	w, err := c.client.ReadFrom(&lr)
+	if w > 0 {
+		c.n.stats.bytesDown.Add(uint64(w))
+		if armed {
+			c.spent(gen, w)
+		}
+	}
+	switch {
+	case err != nil && errors.Is(err, os.ErrDeadlineExceeded) && !c.isDone():
+		up.SetReadDeadline(time.Time{})
+	case err != nil:
+		if c.isDone() {
 			c.end(up)
-			return
+		} else {
+			c.reset()
 		}
-		limit, gen, armed := c.byteBudget()
-		lr := io.LimitedReader{R: up, N: limit}
-		w, err := c.client.ReadFrom(&lr)
-		if w > 0 {
-			c.n.stats.bytesDown.Add(uint64(w))
-			if armed {
-				c.spent(gen, w)
-			}
-		}
-		switch {
-		case err != nil && errors.Is(err, os.ErrDeadlineExceeded) && !c.isDone():
-			up.SetReadDeadline(time.Time{})
-		case err != nil:
-			if c.isDone() {
-				c.end(up)
-			} else {
-				c.reset()
-			}
-			return
-		case lr.N > 0: // the server closed
-			c.stop(io.EOF, up, c.client)
-			return
-		}
+		return false
+	case lr.N > 0: // the server closed
+		c.passEnd(dirDown, io.EOF, up, c.client)
+		return false
 	}
-}
-
-// byteBudget returns how many server bytes may pass before looking again: the rest of an
-// armed AfterBytes budget, or spliceChunk.
-func (c *conn) byteBudget() (int64, uint64, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.active || c.mode.AfterBytes == 0 {
-		return spliceChunk, 0, false
-	}
-	return min(c.bytesLeft, spliceChunk), c.gen, true
-}
-
-// spent takes w bytes from the AfterBytes budget armed at generation gen, firing the fault
-// when it runs out.
-func (c *conn) spent(gen uint64, w int64) {
-	c.mu.Lock()
-	if c.gen != gen || c.active {
-		c.mu.Unlock()
-		return
-	}
-	c.bytesLeft -= w
-	fire := c.bytesLeft <= 0
-	c.mu.Unlock()
-	if fire {
-		c.fire(gen)
-	}
+	return true
 }
 
 // kick interrupts a splice waiting for server bytes so the pump looks at the new state.
@@ -453,15 +327,16 @@ func (c *conn) kick() {
 	}
 }
 
-// forwardDown writes p to the client through the freeze gate and the byte trigger.
+// forwardDown writes p to the client through the gate and the byte trigger.
 func (c *conn) forwardDown(p []byte) bool {
 	for len(p) > 0 {
-		if !c.gate() {
+		s, ok := c.gate(dirDown)
+		if !ok {
 			return false
 		}
 		k, gen, fire := c.spendBytes(len(p))
 		if k > 0 {
-			if _, err := c.client.Write(p[:k]); err != nil {
+			if err := c.write(s, dirDown, c.client, p[:k]); err != nil {
 				c.writeFailed()
 				return false
 			}
@@ -475,20 +350,30 @@ func (c *conn) forwardDown(p []byte) bool {
 	return true
 }
 
-// forwardUp writes p to the server through the freeze gate.
+// forwardUp writes p to the server through the gate.
 func (c *conn) forwardUp(up *net.TCPConn, p []byte) bool {
 	if len(p) == 0 {
 		return true
 	}
-	if !c.gate() {
+	s, ok := c.gate(dirUp)
+	if !ok {
 		return false
 	}
-	if _, err := up.Write(p); err != nil {
+	if err := c.write(s, dirUp, up, p); err != nil {
 		c.writeFailed()
 		return false
 	}
 	c.n.stats.bytesUp.Add(uint64(len(p)))
 	return true
+}
+
+// write writes p to dst, through s when a fault shapes the direction.
+func (c *conn) write(s shapesBytes, d direction, dst *net.TCPConn, p []byte) error {
+	if s != nil {
+		return s.write(c, d, dst, p)
+	}
+	_, err := dst.Write(p)
+	return err
 }
 
 // writeFailed handles a failed write: a peer went away, so the other one is reset.
@@ -498,15 +383,15 @@ func (c *conn) writeFailed() {
 	}
 }
 
-// stop handles the end of src: a FIN is passed on as a FIN (after the freeze gate, so a
-// frozen connection does not close), an error as a RST.
-func (c *conn) stop(rerr error, src, dst *net.TCPConn) {
+// passEnd handles the end of src, whose bytes go in direction d: a FIN is passed on as a FIN
+// (after the gate, so a frozen connection does not close), an error as a RST.
+func (c *conn) passEnd(d direction, rerr error, src, dst *net.TCPConn) {
 	if c.isDone() {
 		c.end(src)
 		return
 	}
 	if errors.Is(rerr, io.EOF) {
-		if c.gate() {
+		if _, ok := c.gate(d); ok {
 			dst.CloseWrite()
 			return
 		}
@@ -516,7 +401,7 @@ func (c *conn) stop(rerr error, src, dst *net.TCPConn) {
 	c.reset()
 }
 
-// pumpUp forwards client bytes to the server, acting on each command as it begins.
+// pumpUp forwards client bytes to the server, asking the fault about each packet as it begins.
 func (c *conn) pumpUp(up *net.TCPConn) {
 	bp := bufPool.Get().(*[]byte)
 	defer bufPool.Put(bp)
@@ -558,108 +443,22 @@ func (c *conn) pumpUp(up *net.TCPConn) {
 				}
 				break
 			}
-			switch c.onPacket(start, first) {
-			case actPass:
-				dropping = false
-			case actDrop:
-				dropping = true
-			case actContinue:
-			case actStop:
-				c.end(c.client)
-				return
+			if start.seq == 0 || first { // a command, or the login: not a continuation
+				switch c.onPacket(start, first) {
+				case pass:
+					dropping = false
+				case drop:
+					dropping = true
+				case stop:
+					c.end(c.client)
+					return
+				}
 			}
 			first = false
 		}
 		if rerr != nil {
-			c.stop(rerr, c.client, up)
+			c.passEnd(dirUp, rerr, c.client, up)
 			return
-		}
-	}
-}
-
-// packetAction is what the client pump does with a packet that begins.
-type packetAction uint8
-
-const (
-	actPass     packetAction = iota // forward it
-	actDrop                         // swallow it: the proxy answered in the server's place
-	actContinue                     // a continuation: keep doing what was done
-	actStop                         // the connection is going down
-)
-
-// onPacket applies the mode to a client packet that begins: the login, or a command.
-func (c *conn) onPacket(st packetStart, first bool) packetAction {
-	if st.seq != 0 {
-		if first {
-			m, active, _ := c.state()
-			if active && !m.armed() && m.Fault.Kind == fault.Error && m.Fault.Code == 1045 {
-				c.injected(fault.Error)
-				c.client.Write(errPacket(st.seq+1, 1045))
-				c.client.CloseWrite() // the server refused the login and closes
-				return actDrop
-			}
-			return actPass
-		}
-		return actContinue
-	}
-	// A command begins: count it for an AtCommand trigger.
-	c.mu.Lock()
-	if !c.active && c.mode.AtCommand > 0 {
-		if c.cmdsLeft <= 0 {
-			c.active = true
-			c.broadcastLocked()
-		} else {
-			c.cmdsLeft--
-		}
-	}
-	c.mu.Unlock()
-	held := false
-	for {
-		m, active, changed := c.state()
-		if !active {
-			return actPass
-		}
-		switch k := m.Fault.Kind; k {
-		case fault.Refuse, fault.Reset, fault.Close:
-			if m.P > 0 && !c.roll(m.P) {
-				return actPass
-			}
-			c.kill(k)
-			return actStop
-		case fault.Stall:
-			if st.cmd == comQuit {
-				return actPass
-			}
-			if !held {
-				held = true
-				c.injected(k)
-			}
-			select {
-			case <-changed:
-				continue
-			case <-c.done:
-				return actStop
-			}
-		case fault.Slow:
-			if st.cmd == comQuit || (m.P > 0 && !c.roll(m.P)) {
-				return actPass
-			}
-			c.injected(k)
-			if !c.sleep(m.Fault.Delay) {
-				return actStop
-			}
-			return actPass
-		case fault.Error:
-			if !m.armed() || st.cmd == comQuit {
-				return actPass
-			}
-			c.injected(k)
-			if _, err := c.client.Write(errPacket(st.seq+1, m.Fault.Code)); err != nil {
-				return actStop
-			}
-			return actDrop
-		default: // heal; freeze and blackhole act in the gate
-			return actPass
 		}
 	}
 }

@@ -1,10 +1,6 @@
 package proxy
 
-import (
-	"github.com/benbjohnson/clock"
-
-	"github.com/failsim/failsim/fault"
-)
+import "github.com/benbjohnson/clock"
 
 // The handshake bound. MySQL's server speaks first, so a client that never sends is one that
 // has the server's greeting and never answers it. The bound starts when the proxy has passed
@@ -80,8 +76,8 @@ func (c *conn) handshakeExpired() {
 	c.abort()
 }
 
-// heldLocked reports whether a fault holds the connection's bytes now.
+// heldLocked reports whether a fault holds the connection's bytes, either way, now.
 func (c *conn) heldLocked() bool {
-	k := c.mode.Fault.Kind
-	return c.active && (k == fault.Freeze || k == fault.Blackhole)
+	h, ok := c.hooks.(holdsBytes)
+	return c.active && ok && (h.holds(dirUp) || h.holds(dirDown))
 }

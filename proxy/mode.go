@@ -122,10 +122,15 @@ func (m Mode) validate() error {
 	if !k.Wire() {
 		return fmt.Errorf("%s is a simulator-only fault: a proxy cannot make it real on loopback", k)
 	}
+	f := hooksFor(m)
+	if f == nil {
+		return fmt.Errorf("%s: the proxy has no such fault", k)
+	}
 	if k == fault.Heal && (m.armed() || m.P > 0) {
 		return errors.New("heal takes no trigger and no probability")
 	}
-	if m.P > 0 && k != fault.Slow && k != fault.Reset && k != fault.Close {
+	if _, ok := f.(takesChance); m.P > 0 && !ok {
+		// The message names the faults that take a chance (pinned by the CLI's scripts).
 		return fmt.Errorf("%s takes no probability: only slow, reset and close do", k)
 	}
 	if m.AfterBytes < 0 || m.AtCommand < 0 || m.P < 0 || m.P > 1 {

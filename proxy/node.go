@@ -4,12 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"math/rand/v2"
 	"net"
 	"sync"
 	"time"
-
-	"github.com/failsim/failsim/fault"
 )
 
 // Node is one proxied database node: a listening address in front of an upstream server, and
@@ -23,8 +22,10 @@ type Node struct {
 
 	mu      sync.Mutex
 	mode    Mode
-	ln      *net.TCPListener // nil while refused or blackholed
-	hole    *blackhole       // non-nil while blackholed
+	hooks   wireFault        // the mode's fault, with its arguments
+	ln      *net.TCPListener // the accepting listener; nil while a fault has the port
+	taker   takesPort        // the fault that has the port, nil while ln accepts
+	hole    io.Closer        // what the taker put on the port, if anything
 	conns   map[*conn]struct{}
 	nextSeq uint64
 	closed  bool
@@ -67,37 +68,24 @@ func (n *Node) Status() NodeStatus {
 	}
 }
 
-// listenerKind is what a mode wants on the node's port.
-type listenerKind uint8
-
-const (
-	lnOpen  listenerKind = iota // accepting
-	lnNone                      // closed: connects are refused
-	lnBlack                     // full accept queue: SYNs dropped
-)
-
-func wantListener(m Mode) listenerKind {
+// portTaker returns the fault that takes the node's port under m, whose fault is f; nil when
+// the listener accepts. An armed or chance mode leaves the listener open: its fault acts on
+// the connections.
+func portTaker(m Mode, f wireFault) takesPort {
 	if m.armed() || m.P > 0 {
-		return lnOpen
+		return nil
 	}
-	switch m.Fault.Kind {
-	case fault.Refuse:
-		return lnNone
-	case fault.Blackhole:
-		return lnBlack
-	}
-	return lnOpen
+	t, _ := f.(takesPort)
+	return t
 }
 
-// currentLocked returns what is on the port now.
-func (n *Node) currentLocked() listenerKind {
-	switch {
-	case n.ln != nil:
-		return lnOpen
-	case n.hole != nil:
-		return lnBlack
+// portIsLocked reports whether the port is as t wants it: accepting for nil, taken by t
+// otherwise.
+func (n *Node) portIsLocked(t takesPort) bool {
+	if t == nil {
+		return n.ln != nil
 	}
-	return lnNone
+	return n.ln == nil && n.taker == t
 }
 
 // SetMode switches the node to m. The new mode acts on new connections at once and on open
@@ -111,26 +99,26 @@ func (n *Node) SetMode(m Mode) error {
 	if n.closed {
 		return errors.New("proxy is closed")
 	}
-	if cur, want := n.currentLocked(), wantListener(m); cur != want {
+	f := hooksFor(m)
+	if want := portTaker(m, f); !n.portIsLocked(want) {
+		accepting, cur := n.ln != nil, n.taker
 		n.closeListenerLocked()
 		if err := n.openListenerLocked(want); err != nil {
-			if rerr := n.openListenerLocked(cur); rerr != nil {
-				n.p.log.Error().Str("node", n.name).Err(rerr).Msg("cannot restore the listener")
+			if accepting || cur != nil {
+				if rerr := n.openListenerLocked(cur); rerr != nil {
+					n.p.log.Error().Str("node", n.name).Err(rerr).Msg("cannot restore the listener")
+				}
 			}
 			return fmt.Errorf("node %s: %w", n.name, err)
 		}
 	}
 	n.p.log.Info().Str("node", n.name).Str("mode", m.String()).Msg("mode set")
-	n.mode = m
+	n.mode, n.hooks = m, f
+	h, starts := f.(onStart)
 	for c := range n.conns {
-		c.setMode(m)
-		if !m.armed() && m.P == 0 {
-			switch k := m.Fault.Kind; k {
-			case fault.Refuse, fault.Reset:
-				c.kill(fault.Reset)
-			case fault.Close:
-				c.kill(fault.Close)
-			}
+		c.setMode(m, f)
+		if starts && !m.armed() {
+			h.start(c, false)
 		}
 	}
 	return nil
@@ -143,15 +131,16 @@ func (n *Node) closeListenerLocked() {
 		n.ln = nil
 	}
 	if n.hole != nil {
-		n.hole.close()
+		n.hole.Close()
 		n.hole = nil
 	}
+	n.taker = nil
 }
 
-// openListenerLocked puts a listener of kind k on the node's port.
-func (n *Node) openListenerLocked(k listenerKind) error {
-	switch k {
-	case lnOpen:
+// openListenerLocked puts on the node's port an accepting listener (t nil) or what the fault
+// t puts there.
+func (n *Node) openListenerLocked(t takesPort) error {
+	if t == nil {
 		ln, err := net.ListenTCP("tcp", n.addr)
 		if err != nil {
 			return fmt.Errorf("listen %s: %w", n.addr, err)
@@ -159,13 +148,13 @@ func (n *Node) openListenerLocked(k listenerKind) error {
 		n.ln = ln
 		n.wg.Add(1)
 		go n.acceptLoop(ln)
-	case lnBlack:
-		h, err := openBlackhole(n.addr)
-		if err != nil {
-			return err
-		}
-		n.hole = h
+		return nil
 	}
+	h, err := t.occupy(n.addr)
+	if err != nil {
+		return err
+	}
+	n.taker, n.hole = t, h
 	return nil
 }
 
@@ -207,7 +196,7 @@ func (n *Node) start(tc *net.TCPConn) {
 		changed: make(chan struct{}),
 		done:    make(chan struct{}),
 	}
-	c.setMode(n.mode)
+	c.setMode(n.mode, n.hooks)
 	n.conns[c] = struct{}{}
 	n.wg.Add(1)
 	n.mu.Unlock()

@@ -163,10 +163,11 @@ func (p *Proxy) addNode(nc NodeConfig) error {
 	if err != nil {
 		return fmt.Errorf("node %s: listen address %q: %w", nc.Name, nc.Listen, err)
 	}
-	n := &Node{p: p, name: nc.Name, upstream: nc.Upstream, addr: addr, seedHi: nameSeed(nc.Name), conns: map[*conn]struct{}{}}
+	n := &Node{p: p, name: nc.Name, upstream: nc.Upstream, addr: addr, seedHi: nameSeed(nc.Name),
+		hooks: hooksFor(Mode{}), conns: map[*conn]struct{}{}}
 	// Bind first to learn the real port, then apply the starting mode.
 	n.mu.Lock()
-	err = n.openListenerLocked(lnOpen)
+	err = n.openListenerLocked(nil)
 	if err == nil {
 		n.addr = n.ln.Addr().(*net.TCPAddr)
 	}

@@ -9,20 +9,20 @@ import (
 	"unsafe"
 )
 
-// blackhole is a listening socket whose accept queue is full: Linux drops every new SYN, so a
+// fullQueue is a listening socket whose accept queue is full: Linux drops every new SYN, so a
 // client's connect hangs until its own timeout. Nothing ever accepts from it.
 //
-// The queue is filled by connections of the blackhole's own (fillers), but it does not matter
+// The queue is filled by connections of the socket's own (fillers), but it does not matter
 // who fills it: under connection load, clients racing the fillers may take some of the slots
-// (their connects complete, and are reset when the blackhole is lifted). So the blackhole does
+// (their connects complete, and are reset when the blackhole is lifted). So openFullQueue does
 // not wait for its fillers to connect; it watches the queue's length (TCP_INFO on the
 // listener) and is done as soon as the queue is full, whoever filled it.
-type blackhole struct {
+type fullQueue struct {
 	fd      int
 	fillers []int // non-blocking sockets connecting to the blackhole; some may never complete
 }
 
-// holeBacklog is the blackhole's listen backlog. Linux queues backlog+1 connections; with a
+// holeBacklog is the full queue's listen backlog. Linux queues backlog+1 connections; with a
 // backlog of 0 it would answer even the fillers with SYN cookies only, which fails under load.
 const holeBacklog = 1
 
@@ -31,11 +31,11 @@ const holeBacklog = 1
 // matters if the kernel drops the fillers' SYNs without the queue being full.
 const holeFillTimeout = 5 * time.Second
 
-// holeMaxFillers bounds the fillers started for one blackhole.
+// holeMaxFillers bounds the fillers started for one full queue.
 const holeMaxFillers = 16
 
-// openBlackhole binds addr with a tiny accept backlog and fills the queue.
-func openBlackhole(addr *net.TCPAddr) (*blackhole, error) {
+// openFullQueue binds addr with a tiny accept backlog and fills the queue.
+func openFullQueue(addr *net.TCPAddr) (*fullQueue, error) {
 	family, sa := sockaddr(addr)
 	fd, err := syscall.Socket(family, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
@@ -57,16 +57,16 @@ func openBlackhole(addr *net.TCPAddr) (*blackhole, error) {
 	if addr.IP == nil || addr.IP.IsUnspecified() {
 		dial = &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: addr.Port}
 	}
-	h := &blackhole{fd: fd}
+	h := &fullQueue{fd: fd}
 	if err := h.fill(dial, time.Now().Add(holeFillTimeout)); err != nil {
-		h.close()
+		h.Close()
 		return nil, fmt.Errorf("blackhole fill %s: %w", addr, err)
 	}
 	return h, nil
 }
 
 // fill starts fillers until the accept queue is full, whoever completes the connections.
-func (h *blackhole) fill(dial *net.TCPAddr, deadline time.Time) error {
+func (h *fullQueue) fill(dial *net.TCPAddr, deadline time.Time) error {
 	pause := 100 * time.Microsecond
 	for {
 		queued, limit, err := acceptQueue(h.fd)
@@ -93,8 +93,8 @@ func (h *blackhole) fill(dial *net.TCPAddr, deadline time.Time) error {
 	}
 }
 
-// startFiller begins a non-blocking connect to the blackhole.
-func (h *blackhole) startFiller(dial *net.TCPAddr) error {
+// startFiller begins a non-blocking connect to the full queue's socket.
+func (h *fullQueue) startFiller(dial *net.TCPAddr) error {
 	family, sa := sockaddr(dial)
 	fd, err := syscall.Socket(family, syscall.SOCK_STREAM|syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
@@ -109,7 +109,7 @@ func (h *blackhole) startFiller(dial *net.TCPAddr) error {
 }
 
 // connecting counts the fillers whose handshake has not completed yet.
-func (h *blackhole) connecting() int {
+func (h *fullQueue) connecting() int {
 	n := 0
 	for _, fd := range h.fillers {
 		if info, err := tcpInfo(fd); err == nil && info.State == tcpSynSent {
@@ -119,12 +119,12 @@ func (h *blackhole) connecting() int {
 	return n
 }
 
-// close releases the port; SYNs still queued by clients are answered by what binds next.
-func (h *blackhole) close() {
+// Close releases the port; SYNs still queued by clients are answered by what binds next.
+func (h *fullQueue) Close() error {
 	for _, fd := range h.fillers {
 		syscall.Close(fd)
 	}
-	syscall.Close(h.fd)
+	return syscall.Close(h.fd)
 }
 
 // tcpSynSent is TCP_SYN_SENT in tcp_info's state.
