@@ -50,6 +50,9 @@ func (e *Engine) eligible(j int) bool {
 
 // chooseCandidate asks the candidate rule, and holds it to its contract.
 func (e *Engine) chooseCandidate() int {
+	if e.eligibleFn == nil {
+		e.eligibleFn = e.eligible // made once, at the first failover: it allocates
+	}
 	c := e.candRule(e.cluster, e.eligibleFn)
 	if c != -1 && (c < 0 || c >= len(e.nodes) || !e.eligible(c)) {
 		panic(fmt.Sprintf("fence: the candidate rule chose node %d, which is not eligible", c))

@@ -56,7 +56,7 @@ type Engine struct {
 	policy      Policy
 	coordRule   CoordinatorRule
 	candRule    CandidateRule
-	eligibleFn  func(int) bool // e.eligible, made once
+	eligibleFn  func(int) bool // e.eligible, made at the first failover
 	coordinator int            // index of the coordinator, -1 when there is none
 	now         time.Duration
 	lastTick    time.Duration // the last tick's time; 0 before any
@@ -86,7 +86,6 @@ func New(cfg Config) *Engine {
 	if e.candRule == nil {
 		e.candRule = FirstEligible
 	}
-	e.eligibleFn = e.eligible
 	masters := 0
 	n := len(cfg.Nodes)
 	e.nodes = make([]node, n)

@@ -123,7 +123,7 @@ func Describe(names []string, ev fence.Event) string {
 		}
 		return "cluster coordinator " + names[ev.Coordinator]
 	case *FaultSet:
-		return fmt.Sprintf("%s fault %s", names[ev.Node], ev.Fault)
+		return names[ev.Node] + " fault " + ev.Fault.String()
 	}
 	return fmt.Sprintf("%T", ev)
 }
