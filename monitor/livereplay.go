@@ -128,8 +128,8 @@ func (d Decision) describe(start time.Time) string {
 	return fmt.Sprintf("%s %s failed", sim.Clock(start, d.At), d.Node)
 }
 
-// Recorder is an observer that keeps the decisions of a run. Names are the nodes' names in
-// cluster order, which the decisions are recorded with.
+// Recorder is an observer that keeps the decisions of a run. Names, the nodes' names in
+// cluster order (sim.Timeline.Names), must be set: the decisions are recorded with them.
 type Recorder struct {
 	Names     []string
 	Decisions []Decision

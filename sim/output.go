@@ -106,7 +106,7 @@ func Describe(names []string, ev fence.Event) string {
 	case *fence.Failover:
 		return fmt.Sprintf("%s FAILOVER: master %s failed (%s), %s is master", names[ev.Node], names[ev.Node], ev.Condition, names[ev.To])
 	case *fence.NoCandidate:
-		return fmt.Sprintf("%s FAILED: master out of service (%s); no failover: no replica eligible (%s); the cluster has no master", names[ev.Node], ev.Condition, Ineligible(names, ev.Ineligible))
+		return fmt.Sprintf("%s FAILED: master out of service (%s); no failover: no replica eligible (%s); the cluster has no master", names[ev.Node], ev.Condition, ineligibleText(names, ev.Ineligible))
 	case *fence.NodeRecovered:
 		return fmt.Sprintf("%s recovered: back in service as %s (%s)", names[ev.Node], ev.Role, ev.By)
 	case *fence.RecoverIgnored:
@@ -144,10 +144,10 @@ func nodeFailedDetail(ev *fence.NodeFailed) string {
 	return ""
 }
 
-// Ineligible says why no node was promoted at a NoCandidate, node by node in cluster order:
+// ineligibleText says why no node was promoted at a NoCandidate, node by node in cluster order:
 // "db2 is failed, db3's manager is down"; "the cluster has no replica" when it has no other
 // node.
-func Ineligible(names []string, why []fence.Ineligible) string {
+func ineligibleText(names []string, why []fence.Ineligible) string {
 	if len(why) == 0 {
 		return "the cluster has no replica"
 	}
@@ -231,7 +231,7 @@ func eventJSON(start time.Time, names []string, ev fence.Event) EventJSON {
 	case *fence.Failover:
 		j.Node, j.Condition, j.Master = names[ev.Node], ev.Condition.String(), names[ev.To]
 	case *fence.NoCandidate:
-		j.Node, j.Condition, j.Detail = names[ev.Node], ev.Condition.String(), Ineligible(names, ev.Ineligible)
+		j.Node, j.Condition, j.Detail = names[ev.Node], ev.Condition.String(), ineligibleText(names, ev.Ineligible)
 	case *fence.NodeRecovered:
 		j.Node, j.Role, j.Detail = names[ev.Node], ev.Role.String(), ev.By.String()
 	case *fence.RecoverIgnored:

@@ -182,7 +182,7 @@ func (r *Report) Verdict() []string {
 				out = append(out, "  because "+w)
 			}
 			if ev.kind == fence.KindNoCandidate {
-				out = append(out, "  not eligible: "+Ineligible(r.names, ev.ineligible))
+				out = append(out, "  not eligible: "+ineligibleText(r.names, ev.ineligible))
 			}
 		}
 		return out
