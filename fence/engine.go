@@ -38,7 +38,8 @@ type Config struct {
 	// Nodes in the cluster line's order: the order the default rules go by, and the order of
 	// every decision about several nodes at once. At most one is the master.
 	Nodes []NodeConfig
-	Map   *statemap.Map
+	// Map is the statemap in force at the start (SetMap replaces it); it must not be nil.
+	Map *statemap.Map
 	// Policy at the start; the zero value is Automatic.
 	Policy Policy
 	// Coordinator chooses who fences; nil means FirstUp.
