@@ -109,7 +109,7 @@ func TestSeedMatters(t *testing.T) {
 // eventLog replays tl and returns its event log as text.
 func eventLog(tl *sim.Timeline, m *statemap.Map) string {
 	var b bytes.Buffer
-	p := sim.NewPrinter(&b, sim.Text, tl.Start)
+	p := sim.NewPrinter(&b, sim.Text, tl.Start, tl.Names())
 	sim.Replay(tl, m, p)
 	p.Summary(tl.File, sim.NewReport(tl, m), nil)
 	return b.String()

@@ -20,8 +20,16 @@ const never = time.Duration(1<<63 - 1)
 type fenceRecorder struct{ first time.Duration }
 
 func (r *fenceRecorder) Event(ev fence.Event) {
-	if r.first == never && (ev.Kind == fence.Failover || ev.Kind == fence.NoCandidate || (ev.Kind == fence.NodeFailed && ev.Role == fence.Master)) {
-		r.first = ev.At
+	if r.first != never {
+		return
+	}
+	switch ev := ev.(type) {
+	case *fence.Failover, *fence.NoCandidate:
+		r.first = ev.When()
+	case *fence.NodeFailed:
+		if ev.Role == fence.Master {
+			r.first = ev.At
+		}
 	}
 }
 func (r *fenceRecorder) Instant(time.Duration, *fence.Engine) {}

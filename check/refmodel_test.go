@@ -1,7 +1,6 @@
 package check
 
 import (
-	"strings"
 	"time"
 
 	"github.com/failsim/failsim/fault"
@@ -19,11 +18,10 @@ type refEngine struct {
 	policy fence.Policy
 	now    time.Duration
 	nodes  []refNode
-	out    []fence.Event
+	out    []fence.Event // decisions, and in refReplay the fault notes
 }
 
 type refNode struct {
-	name               string
 	role               fence.Role
 	failed, shunned    bool
 	up, probed, lastOK bool
@@ -42,13 +40,13 @@ type refAlarm struct {
 func newRefEngine(cfg fence.Config) *refEngine {
 	r := &refEngine{m: cfg.Map, policy: cfg.Policy}
 	for _, n := range cfg.Nodes {
-		r.nodes = append(r.nodes, refNode{name: n.Name, role: n.Role, up: true})
+		r.nodes = append(r.nodes, refNode{role: n.Role, up: true})
 	}
 	return r
 }
 
-func (r *refEngine) emit(ev fence.Event) {
-	ev.At = r.now
+// emit records a decision; the caller stamps it with r.now.
+func (r *refEngine) emit(ev fence.Decision) {
 	r.out = append(r.out, ev)
 }
 
@@ -82,19 +80,19 @@ func (r *refEngine) probe(at time.Duration, i int, c statemap.Condition) {
 		to = statemap.Online
 	}
 	if !n.probed || n.state != to {
-		r.emit(fence.Event{Kind: fence.StateChanged, Node: n.name, Condition: c, From: n.state, To: to})
+		r.emit(&fence.StateChanged{At: r.now, Node: i, Condition: c, From: n.state, To: to})
 		n.state = to
 	}
 	n.probed, n.lastOK = true, ok
 	if ok {
 		// Self-heal: every alarm of the node goes.
 		for _, a := range n.alarms {
-			r.emit(fence.Event{Kind: fence.AlarmHealed, Node: n.name, Condition: a.cond, Count: a.count, Threshold: a.threshold})
+			r.emit(&fence.AlarmHealed{At: r.now, Node: i, Condition: a.cond, Count: a.count, Threshold: a.threshold})
 		}
 		n.alarms = nil
 		if n.failed && !n.shunned && r.policy == fence.Automatic {
 			n.failed = false
-			r.emit(fence.Event{Kind: fence.NodeRecovered, Node: n.name, Role: n.role, Detail: "ok probe"})
+			r.emit(&fence.NodeRecovered{At: r.now, Node: i, Role: n.role, By: fence.RecoveredByProbe})
 		}
 		return
 	}
@@ -107,7 +105,7 @@ func (r *refEngine) probe(at time.Duration, i int, c statemap.Condition) {
 		}
 	}
 	n.alarms = append(n.alarms, refAlarm{cond: c, threshold: rule.Threshold, action: rule.Action})
-	r.emit(fence.Event{Kind: fence.AlarmRaised, Node: n.name, Condition: c, Threshold: rule.Threshold, Action: rule.Action})
+	r.emit(&fence.AlarmRaised{At: r.now, Node: i, Condition: c, Threshold: rule.Threshold, Action: rule.Action})
 	r.expire(i)
 }
 
@@ -163,12 +161,12 @@ func (r *refEngine) expire(i int) {
 		if c < 0 {
 			if !a.waiting {
 				a.waiting = true
-				r.emit(fence.Event{Kind: fence.ExpiryWaiting, Node: n.name, Condition: a.cond, Count: a.count, Threshold: a.threshold, Action: a.action})
+				r.emit(&fence.ExpiryWaiting{At: r.now, Node: i, Condition: a.cond, Count: a.count, Threshold: a.threshold, Action: a.action})
 			}
 			keep = append(keep, a)
 			continue
 		}
-		r.emit(fence.Event{Kind: fence.AlarmExpired, Node: n.name, Condition: a.cond, Count: a.count, Threshold: a.threshold, Action: a.action, Other: r.nodes[c].name})
+		r.emit(&fence.AlarmExpired{At: r.now, Node: i, Condition: a.cond, Count: a.count, Threshold: a.threshold, Action: a.action, Coordinator: c})
 		r.act(i, a.cond, a.action)
 	}
 	n.alarms = keep
@@ -178,21 +176,21 @@ func (r *refEngine) act(i int, c statemap.Condition, action statemap.Action) {
 	n := &r.nodes[i]
 	switch {
 	case action == statemap.None:
-		r.emit(fence.Event{Kind: fence.Logged, Node: n.name, Condition: c})
+		r.emit(&fence.Logged{At: r.now, Node: i, Condition: c})
 	case action == statemap.Alert:
-		r.emit(fence.Event{Kind: fence.AlertNotImplemented, Node: n.name, Condition: c, Detail: "ALERT NOT IMPLEMENTED"})
+		r.emit(&fence.AlertNotImplemented{At: r.now, Node: i, Condition: c})
 	case n.failed:
-		r.emit(fence.Event{Kind: fence.AlreadyFailed, Node: n.name, Condition: c})
+		r.emit(&fence.AlreadyFailed{At: r.now, Node: i, Condition: c})
 	case n.role == fence.Replica:
 		n.failed = true
-		r.emit(fence.Event{Kind: fence.NodeFailed, Node: n.name, Condition: c, Role: fence.Replica})
+		r.emit(&fence.NodeFailed{At: r.now, Node: i, Condition: c, Role: fence.Replica})
 	case r.policy == fence.Manual:
 		// The master stays failed until the operator's recover, whatever the policy becomes.
 		n.failed, n.shunned = true, true
-		r.emit(fence.Event{Kind: fence.NodeFailed, Node: n.name, Condition: c, Role: fence.Master, Detail: "manual policy: no failover"})
+		r.emit(&fence.NodeFailed{At: r.now, Node: i, Condition: c, Role: fence.Master})
 	default:
 		n.failed, n.shunned, n.role = true, true, fence.Replica
-		var why []string
+		var why []fence.Ineligible
 		for j := range r.nodes {
 			x := &r.nodes[j]
 			if j == i {
@@ -201,23 +199,19 @@ func (r *refEngine) act(i int, c statemap.Condition, action statemap.Action) {
 			switch {
 			case x.role == fence.Replica && !x.failed && x.up && x.lastOK:
 				x.role = fence.Master
-				r.emit(fence.Event{Kind: fence.Failover, Node: n.name, Condition: c, Other: x.name})
+				r.emit(&fence.Failover{At: r.now, Node: i, Condition: c, To: j})
 				return
 			case x.failed:
-				why = append(why, x.name+" is failed")
+				why = append(why, fence.Ineligible{Node: j, Why: fence.IsFailed})
 			case !x.up:
-				why = append(why, x.name+"'s manager is down")
+				why = append(why, fence.Ineligible{Node: j, Why: fence.ManagerIsDown})
 			case !x.probed:
-				why = append(why, x.name+" has not been probed yet")
+				why = append(why, fence.Ineligible{Node: j, Why: fence.NeverProbed})
 			default:
-				why = append(why, x.name+"'s last probe was not ok")
+				why = append(why, fence.Ineligible{Node: j, Why: fence.LastProbeNotOK})
 			}
 		}
-		detail := strings.Join(why, ", ")
-		if len(why) == 0 {
-			detail = "the cluster has no replica"
-		}
-		r.emit(fence.Event{Kind: fence.NoCandidate, Node: n.name, Condition: c, Detail: detail})
+		r.emit(&fence.NoCandidate{At: r.now, Node: i, Condition: c, Ineligible: why})
 	}
 }
 
@@ -227,12 +221,12 @@ func (r *refEngine) setPolicy(at time.Duration, p fence.Policy) {
 		return
 	}
 	r.policy = p
-	r.emit(fence.Event{Kind: fence.PolicyChanged, Policy: p})
+	r.emit(&fence.PolicyChanged{At: r.now, Policy: p})
 	if p == fence.Maintenance {
 		for i := range r.nodes {
 			n := &r.nodes[i]
 			for _, a := range n.alarms {
-				r.emit(fence.Event{Kind: fence.AlarmCleared, Node: n.name, Condition: a.cond, Count: a.count, Threshold: a.threshold, Detail: "maintenance"})
+				r.emit(&fence.AlarmCleared{At: r.now, Node: i, Condition: a.cond, Count: a.count, Threshold: a.threshold, By: fence.ClearedByMaintenance})
 			}
 			n.alarms = nil
 		}
@@ -247,19 +241,15 @@ func (r *refEngine) setManager(at time.Duration, i int, up bool) {
 	before := r.coordinator()
 	r.nodes[i].up = up
 	if up {
-		r.emit(fence.Event{Kind: fence.ManagerUp, Node: r.nodes[i].name})
+		r.emit(&fence.ManagerUp{At: r.now, Node: i})
 	} else {
-		r.emit(fence.Event{Kind: fence.ManagerDown, Node: r.nodes[i].name})
+		r.emit(&fence.ManagerDown{At: r.now, Node: i})
 	}
 	after := r.coordinator()
 	if after == before {
 		return
 	}
-	name := ""
-	if after >= 0 {
-		name = r.nodes[after].name
-	}
-	r.emit(fence.Event{Kind: fence.CoordinatorChanged, Other: name})
+	r.emit(&fence.CoordinatorChanged{At: r.now, Coordinator: after})
 	if before < 0 && r.policy != fence.Maintenance {
 		for j := range r.nodes {
 			r.expire(j)
@@ -271,12 +261,12 @@ func (r *refEngine) recover(at time.Duration, i int) {
 	r.now = at
 	n := &r.nodes[i]
 	if !n.failed {
-		r.emit(fence.Event{Kind: fence.RecoverIgnored, Node: n.name, Detail: "not failed"})
+		r.emit(&fence.RecoverIgnored{At: r.now, Node: i})
 		return
 	}
 	// Alarms raised before the node was failed go with the recover.
 	for _, a := range n.alarms {
-		r.emit(fence.Event{Kind: fence.AlarmCleared, Node: n.name, Condition: a.cond, Count: a.count, Threshold: a.threshold, Detail: "recover"})
+		r.emit(&fence.AlarmCleared{At: r.now, Node: i, Condition: a.cond, Count: a.count, Threshold: a.threshold, By: fence.ClearedByRecover})
 	}
 	n.alarms = nil
 	n.failed, n.shunned = false, false
@@ -285,7 +275,7 @@ func (r *refEngine) recover(at time.Duration, i int) {
 			n.role = fence.Replica
 		}
 	}
-	r.emit(fence.Event{Kind: fence.NodeRecovered, Node: n.name, Role: n.role, Detail: "operator"})
+	r.emit(&fence.NodeRecovered{At: r.now, Node: i, Role: n.role, By: fence.RecoveredByOperator})
 }
 
 // refReplay replays tl against the reference engine one second at a time, with no shortcut:
@@ -310,7 +300,7 @@ func refReplay(tl *sim.Timeline, m *statemap.Map) []fence.Event {
 			switch e.Kind {
 			case sim.SetFault:
 				ps[e.Node].fault = e.Fault
-				r.out = append(r.out, fence.Event{At: t, Kind: fence.FaultInjected, Node: tl.Nodes[e.Node].Name, Detail: e.Fault.String()})
+				r.out = append(r.out, &sim.FaultSet{At: t, Node: e.Node, Fault: e.Fault})
 			case sim.ManagerDown:
 				ps[e.Node].down, ps[e.Node].busy = true, false
 				r.setManager(t, e.Node, false)

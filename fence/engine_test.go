@@ -1,6 +1,7 @@
 package fence
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,10 +18,10 @@ func newTest(t *testing.T, policy Policy, roles ...Role) *Engine {
 	return New(Config{Nodes: nodes, Map: statemap.Default(), Policy: policy})
 }
 
-func kinds(evs []Event) string {
+func kinds(evs []Decision) string {
 	var s []string
 	for _, e := range evs {
-		s = append(s, e.Kind.String())
+		s = append(s, e.Kind().String())
 	}
 	return strings.Join(s, " ")
 }
@@ -51,8 +52,8 @@ func TestAlarmAgesToThreshold(t *testing.T) {
 	if got := kinds(evs); got != "alarm-expired failover" {
 		t.Fatalf("tick 8: %s", got)
 	}
-	if evs[1].Other != "db2" || evs[1].At != 80*s {
-		t.Fatalf("failover %+v", evs[1])
+	if fo := evs[1].(*Failover); fo.To != 1 || fo.Node != 0 || fo.At != 80*s {
+		t.Fatalf("failover %+v", fo)
 	}
 	if e.Master() != 1 || !e.Node(0).Failed || !e.Node(0).Shunned {
 		t.Fatalf("after failover: master %d, db1 %+v", e.Master(), e.Node(0))
@@ -87,7 +88,7 @@ func TestNeverExpires(t *testing.T) {
 		e.Tick(time.Duration(k) * 10 * s)
 	}
 	for _, ev := range e.Ready() {
-		if ev.Kind == AlarmExpired || ev.Kind == Failover {
+		if k := ev.Kind(); k == KindAlarmExpired || k == KindFailover {
 			t.Fatalf("expired: %+v", ev)
 		}
 	}
@@ -169,7 +170,7 @@ func TestSetMap(t *testing.T) {
 	e.Ready()
 	e.Tick(10 * s)
 	evs := e.Ready()
-	if got := kinds(evs); got != "alarm-expired failed" || evs[0].Condition != statemap.QueryResultsTimeout {
+	if got := kinds(evs); got != "alarm-expired failed" || evs[0].(*AlarmExpired).Condition != statemap.QueryResultsTimeout {
 		t.Fatalf("tick: %s %+v", got, evs)
 	}
 	if a := e.Alarms(nil, 1); len(a) != 1 || a[0].Threshold != 8 {
@@ -274,7 +275,7 @@ func TestRecoverClearsAlarms(t *testing.T) {
 	e.Ready()
 	e.Recover(55*s, 1)
 	evs := e.Ready()
-	if got := kinds(evs); got != "alarm-cleared recovered" || evs[0].Detail != "recover" || evs[0].Count != 5 {
+	if got := kinds(evs); got != "alarm-cleared recovered" || *evs[0].(*AlarmCleared) != (AlarmCleared{At: 55 * s, Node: 1, Condition: statemap.SocketConnectTimeout, Count: 5, Threshold: 8, By: ClearedByRecover}) {
 		t.Fatalf("recover: %s %+v", got, evs)
 	}
 	if n, ok := e.TicksToExpiry(); ok {
@@ -297,16 +298,17 @@ func TestCandidateNeedsManager(t *testing.T) {
 	e.Ready()
 	e.Probe(3*s, 0, statemap.SocketIOError)
 	evs := e.Ready()
-	if ev := evs[len(evs)-1]; ev.Kind != Failover || ev.Other != "db4" {
-		t.Fatalf("failover %+v", ev)
+	if ev, ok := evs[len(evs)-1].(*Failover); !ok || ev.To != 3 {
+		t.Fatalf("failover %+v", evs[len(evs)-1])
 	}
 	e.SetManager(4*s, 3, false)
 	e.Probe(5*s, 3, statemap.SocketIOError) // db4's manager is down: ignored
 	e.SetManager(6*s, 3, true)
 	e.Probe(6*s, 3, statemap.SocketIOError)
 	evs = e.Ready()
-	ev := evs[len(evs)-1]
-	if want := "db1 is failed, db2's manager is down, db3's last probe was not ok"; ev.Kind != NoCandidate || ev.Detail != want {
-		t.Fatalf("no candidate: %+v, want detail %q", ev, want)
+	ev, ok := evs[len(evs)-1].(*NoCandidate)
+	want := []Ineligible{{Node: 0, Why: IsFailed}, {Node: 1, Why: ManagerIsDown}, {Node: 2, Why: LastProbeNotOK}}
+	if !ok || ev.Node != 3 || !slices.Equal(ev.Ineligible, want) {
+		t.Fatalf("no candidate: %+v, want ineligible %+v", evs[len(evs)-1], want)
 	}
 }

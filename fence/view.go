@@ -38,8 +38,8 @@ func (e *Engine) Len() int { return len(e.nodes) }
 
 // Node returns the view of node i.
 func (e *Engine) Node(i int) NodeView {
-	n := &e.nodes[i]
-	return NodeView{Name: n.name, Role: n.role, Failed: n.failed, Shunned: n.shunned, ManagerUp: n.managerUp, State: n.state, LastOK: n.lastOK}
+	n, m := &e.nodes[i], e.cluster[i]
+	return NodeView{Name: n.name, Role: m.Role, Failed: m.Failed, Shunned: m.Shunned, ManagerUp: e.up[i], State: n.state, LastOK: n.lastOK}
 }
 
 // Alarms appends node i's active alarms, oldest first, to dst and returns it.
@@ -54,44 +54,42 @@ func (e *Engine) Alarms(dst []AlarmView, i int) []AlarmView {
 // Policy returns the cluster's policy.
 func (e *Engine) Policy() Policy { return e.policy }
 
-// Coordinator returns the index of the coordinator, or -1 when no manager is up.
+// Coordinator returns the index of the coordinator, or -1 when there is none (no manager is
+// up, under the default rule).
 func (e *Engine) Coordinator() int { return e.coordinator }
 
 // Master returns the index of the master in service, or -1 when there is none.
-func (e *Engine) Master() int {
-	for i := range e.nodes {
-		if e.nodes[i].role == Master && !e.nodes[i].failed {
-			return i
-		}
-	}
-	return -1
-}
+func (e *Engine) Master() int { return e.cluster.Master() }
+
+// Cluster returns a copy of the cluster's state of record as it stands: each node's role,
+// failed and shunned. The copy is the caller's; it allocates.
+func (e *Engine) Cluster() Cluster { return e.cluster.Clone() }
 
 // Steady reports whether a probe of node i ending in c, finishing at any time up to until,
-// would change nothing, provided no other call than Tick or Ticks is made meanwhile: the node
+// would change nothing, provided no other Step than a Tick is made meanwhile: the node
 // already shows what c shows, and c is ok with no alarm to heal and nothing to recover, or c is
 // bad and there is nothing to raise (its alarm is active, the node is failed, or the cluster is
 // in maintenance). until is the last instant that holds: the tick at which c's active alarm
 // expires (probes count before the tick at an instant), or Never. It assumes the timekeeper
 // ticks at every multiple of TickInterval, whether the driver makes those ticks one by one or
-// accounts for them with Ticks. A driver may skip such probes, keeping their schedule.
+// accounts for them with Tick.Count. A driver may skip such probes, keeping their schedule.
 func (e *Engine) Steady(i int, c statemap.Condition) (steady bool, until time.Duration) {
-	n := &e.nodes[i]
+	n, m := &e.nodes[i], &e.cluster[i]
 	ok := c == statemap.OK
 	to := statemap.Online
 	if !ok {
 		to = e.rules.Rule(c).State
 	}
-	if !n.managerUp || !n.probed || n.state != to || n.lastOK != ok {
+	if !e.up[i] || !n.probed || n.state != to || n.lastOK != ok {
 		return false, 0
 	}
 	if ok {
-		if len(n.alarms) > 0 || (n.failed && !n.shunned && e.policy == Automatic) {
+		if len(n.alarms) > 0 || (m.Failed && !m.Shunned && e.policy == Automatic) {
 			return false, 0
 		}
 		return true, Never
 	}
-	if e.policy == Maintenance || n.failed {
+	if e.policy == Maintenance || m.Failed {
 		return true, Never
 	}
 	for j := range n.alarms {
@@ -100,7 +98,7 @@ func (e *Engine) Steady(i int, c statemap.Condition) (steady bool, until time.Du
 			continue
 		}
 		if a.threshold < 0 || e.due(a) {
-			return true, Never // never expires, or waits for a coordinator (a SetManager call)
+			return true, Never // never expires, or waits for a coordinator (a SetManager step)
 		}
 		// At an instant that is a tick, probes count before it: the next tick may be now.
 		return true, NthTick(max(e.lastTick, e.now-1), int64(a.threshold-e.count(a)))

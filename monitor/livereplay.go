@@ -93,7 +93,7 @@ func LiveReplay(ctx context.Context, cfg LiveConfig) ([]Decision, error) {
 			injectErr = fmt.Errorf("set %s to %s: %w", tl.Nodes[i].Name, f, err)
 		}
 	}
-	rec := &Recorder{}
+	rec := &Recorder{Names: tl.Names()}
 	obs := append([]sim.Observer{rec}, cfg.Observers...)
 	rt, err := New(Config{Nodes: nodes, Map: cfg.Map, Policy: tl.Policy, Interval: tl.Interval, Speed: speed,
 		Log: cfg.Log, Observers: obs, Actions: Script(tl, inject), Checkpoints: Checkpoints(tl), End: tl.End})
@@ -113,32 +113,40 @@ func LiveReplay(ctx context.Context, cfg LiveConfig) ([]Decision, error) {
 // failed node.
 type Decision struct {
 	At    time.Duration
-	Kind  fence.Kind // fence.Failover, fence.NoCandidate or fence.NodeFailed
+	Kind  fence.Kind // fence.KindFailover, fence.KindNoCandidate or fence.KindNodeFailed
 	Node  string
 	Other string
 }
 
 func (d Decision) describe(start time.Time) string {
 	switch d.Kind {
-	case fence.Failover:
+	case fence.KindFailover:
 		return fmt.Sprintf("%s failover %s -> %s", sim.Clock(start, d.At), d.Node, d.Other)
-	case fence.NoCandidate:
+	case fence.KindNoCandidate:
 		return fmt.Sprintf("%s failover of %s, no replica eligible", sim.Clock(start, d.At), d.Node)
 	}
 	return fmt.Sprintf("%s %s failed", sim.Clock(start, d.At), d.Node)
 }
 
-// Recorder is an observer that keeps the decisions of a run.
-type Recorder struct{ Decisions []Decision }
+// Recorder is an observer that keeps the decisions of a run. Names, the nodes' names in
+// cluster order (sim.Timeline.Names), must be set: the decisions are recorded with them.
+type Recorder struct {
+	Names     []string
+	Decisions []Decision
+}
 
 // Instant implements sim.Observer.
 func (r *Recorder) Instant(time.Duration, *fence.Engine) {}
 
 // Event implements sim.Observer.
 func (r *Recorder) Event(ev fence.Event) {
-	switch ev.Kind {
-	case fence.Failover, fence.NoCandidate, fence.NodeFailed:
-		r.Decisions = append(r.Decisions, Decision{At: ev.At, Kind: ev.Kind, Node: ev.Node, Other: ev.Other})
+	switch ev := ev.(type) {
+	case *fence.Failover:
+		r.Decisions = append(r.Decisions, Decision{At: ev.At, Kind: ev.Kind(), Node: r.Names[ev.Node], Other: r.Names[ev.To]})
+	case *fence.NoCandidate:
+		r.Decisions = append(r.Decisions, Decision{At: ev.At, Kind: ev.Kind(), Node: r.Names[ev.Node]})
+	case *fence.NodeFailed:
+		r.Decisions = append(r.Decisions, Decision{At: ev.At, Kind: ev.Kind(), Node: r.Names[ev.Node]})
 	}
 }
 
@@ -175,7 +183,7 @@ func Compare(start time.Time, simulated, live []Decision) ([]string, bool) {
 
 // Simulate replays tl in the simulator and returns its decisions.
 func Simulate(tl *sim.Timeline, m *statemap.Map, obs ...sim.Observer) []Decision {
-	rec := &Recorder{}
+	rec := &Recorder{Names: tl.Names()}
 	sim.Replay(tl, m, append([]sim.Observer{rec}, obs...)...)
 	return rec.Decisions
 }

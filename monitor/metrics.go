@@ -41,7 +41,6 @@ type Metrics struct {
 
 	mu          sync.Mutex
 	names       []string
-	index       map[string]int
 	state       []statemap.State
 	failed      []bool
 	master      int
@@ -74,13 +73,10 @@ var (
 // NewMetrics returns the metrics of the named nodes, in the cluster's order, every series at
 // its start value, registered on a new registry beside the Go and process collectors.
 func NewMetrics(nodes []string) *Metrics {
-	m := &Metrics{names: nodes, index: map[string]int{}, state: make([]statemap.State, len(nodes)),
+	m := &Metrics{names: nodes, state: make([]statemap.State, len(nodes)),
 		failed: make([]bool, len(nodes)), master: -1, probes: make([][statemap.NumConditions]uint64, len(nodes)),
 		alarms: make([][]fence.AlarmView, len(nodes)), failovers: map[[2]string]uint64{},
 		noCandidate: make([]uint64, len(nodes))}
-	for i, n := range nodes {
-		m.index[n] = i
-	}
 	m.reg = prometheus.NewRegistry()
 	m.reg.MustRegister(m, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.handler = promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
@@ -110,16 +106,19 @@ func (m *Metrics) Probed(i int, c statemap.Condition) {
 func (m *Metrics) Event(ev fence.Event) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	switch ev.Kind {
-	case fence.StateChanged:
-		if i, ok := m.index[ev.Node]; ok {
-			m.state[i] = ev.To
+	known := func(i int) bool { return i < len(m.names) }
+	switch ev := ev.(type) {
+	case *fence.StateChanged:
+		if known(ev.Node) {
+			m.state[ev.Node] = ev.To
 		}
-	case fence.Failover:
-		m.failovers[[2]string{ev.Node, ev.Other}]++
-	case fence.NoCandidate:
-		if i, ok := m.index[ev.Node]; ok {
-			m.noCandidate[i]++
+	case *fence.Failover:
+		if known(ev.Node) && known(ev.To) {
+			m.failovers[[2]string{m.names[ev.Node], m.names[ev.To]}]++
+		}
+	case *fence.NoCandidate:
+		if known(ev.Node) {
+			m.noCandidate[ev.Node]++
 		}
 	}
 }

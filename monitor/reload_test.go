@@ -55,7 +55,7 @@ func TestStatemapReload(t *testing.T) {
 	db2 := &predicted{timeout: 5 * time.Second}
 	var out, logs syncBuffer
 	mock := clock.NewMock()
-	printer := sim.NewPrinter(&out, sim.Text, time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC))
+	printer := sim.NewPrinter(&out, sim.Text, time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC), []string{"db1", "db2"})
 	r, err := New(Config{
 		Nodes:     []Node{{Name: "db1", Role: fence.Master, Prober: db1}, {Name: "db2", Role: fence.Replica, Prober: db2}},
 		Statemap:  path,

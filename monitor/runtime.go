@@ -492,8 +492,5 @@ func (c Control) SetPolicy(p fence.Policy) { c.r.e.SetPolicy(c.at, p) }
 // Recover is an operator's recover of node i.
 func (c Control) Recover(i int) { c.r.e.Recover(c.at, i) }
 
-// Note tells the observers of a driver-side event (fence.FaultInjected), stamped now.
-func (c Control) Note(ev fence.Event) {
-	ev.At = c.at
-	c.r.note(ev)
-}
+// Note tells the observers of a driver-side event, such as a *sim.FaultSet stamped with At.
+func (c Control) Note(ev fence.Event) { c.r.note(ev) }

@@ -99,7 +99,7 @@ func liveLines(t *testing.T, tl *sim.Timeline, smPath string) (string, []string)
 		nodes[i] = Node{Name: n.Name, Role: n.Role, Prober: probers[i]}
 	}
 	var out bytes.Buffer
-	printer := sim.NewPrinter(&out, sim.Text, tl.Start)
+	printer := sim.NewPrinter(&out, sim.Text, tl.Start, tl.Names())
 	report := sim.NewReport(tl, m)
 	mock := clock.NewMock()
 	r, err := New(Config{
@@ -118,7 +118,7 @@ func liveLines(t *testing.T, tl *sim.Timeline, smPath string) (string, []string)
 
 func simLines(tl *sim.Timeline, m *statemap.Map) (string, []string) {
 	var out bytes.Buffer
-	printer := sim.NewPrinter(&out, sim.Text, tl.Start)
+	printer := sim.NewPrinter(&out, sim.Text, tl.Start, tl.Names())
 	report := sim.NewReport(tl, m)
 	sim.Replay(tl, m, printer, report)
 	printer.Summary(tl.File, report, nil)

@@ -5,12 +5,11 @@ import (
 	"time"
 
 	"github.com/failsim/failsim/fault"
-	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/sim"
 )
 
 // Script turns a timeline's events into the runtime's actions, in the simulator's order: a
-// fault event calls inject (the proxy, in a live replay) and is noted as fence.FaultInjected;
+// fault event calls inject (the proxy, in a live replay) and is noted as a *sim.FaultSet;
 // manager, policy and recover events go to the engine; cluster end does nothing (set
 // Config.End to tl.End).
 func Script(tl *sim.Timeline, inject func(node int, f fault.Fault)) []Action {
@@ -20,10 +19,9 @@ func Script(tl *sim.Timeline, inject func(node int, f fault.Fault)) []Action {
 		var do func(c Control)
 		switch ev.Kind {
 		case sim.SetFault:
-			name := tl.Nodes[ev.Node].Name
 			do = func(c Control) {
 				inject(ev.Node, ev.Fault)
-				c.Note(fence.Event{Kind: fence.FaultInjected, Node: name, Detail: ev.Fault.String()})
+				c.Note(&sim.FaultSet{At: c.At(), Node: ev.Node, Fault: ev.Fault})
 			}
 		case sim.ManagerDown, sim.ManagerUp:
 			up := ev.Kind == sim.ManagerUp

@@ -49,7 +49,7 @@ func BenchmarkReplayDay(b *testing.B) {
 	b.Run("text-log", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			p := sim.NewPrinter(io.Discard, sim.Text, tl.Start)
+			p := sim.NewPrinter(io.Discard, sim.Text, tl.Start, tl.Names())
 			r := sim.NewReport(tl, m)
 			sim.Replay(tl, m, p, r)
 			p.Summary(tl.File, r, nil)

@@ -12,7 +12,8 @@ import (
 // Observer watches a replay: every event as the engine decides it, the engine after every
 // instant, and the end. Expectations are observers; so are the property checks of failsim check.
 type Observer interface {
-	// Event is called for each event, in order.
+	// Event is called for each event, in order: a fence.Decision, or a driver's note such as
+	// *FaultSet. ev points into storage that is reused once the call returns: copy what you keep.
 	Event(ev fence.Event)
 	// Instant is called once every event of instant at has been decided.
 	Instant(at time.Duration, e *fence.Engine)
@@ -59,7 +60,7 @@ func (p *parser) expect(w []string) (Expect, error) {
 	}
 	switch {
 	case len(w) == 2 && w[0] == "no" && w[1] == "failover":
-		return &expectNoFailover{expectBase: base, start: p.tl.Start}, nil
+		return &expectNoFailover{expectBase: base, start: p.tl.Start, names: p.names()}, nil
 	case len(w) >= 2 && w[0] == "no" && w[1] == "master":
 		e := &expectNoMaster{expectBase: base, start: p.tl.Start}
 		rest := w[2:]
@@ -76,7 +77,7 @@ func (p *parser) expect(w []string) (Expect, error) {
 	case w[0] == "property":
 		return p.property(base, w[1:])
 	case w[0] == "failover":
-		e := &expectFailover{expectBase: base, start: p.tl.Start, from: -1, to: -1}
+		e := &expectFailover{expectBase: base, start: p.tl.Start, names: p.names(), from: -1, to: -1}
 		rest := w[1:]
 		for len(rest) > 0 {
 			if len(rest) < 2 {
@@ -89,9 +90,9 @@ func (p *parser) expect(w []string) (Expect, error) {
 					return nil, p.errf("unknown node %q: the cluster has %s", rest[1], p.nodeList())
 				}
 				if rest[0] == "of" {
-					e.from, e.fromName = i, rest[1]
+					e.from = i
 				} else {
-					e.to, e.toName = i, rest[1]
+					e.to = i
 				}
 			case "after", "by":
 				if err := p.bound(&e.win, rest[0], rest[1]); err != nil {
@@ -111,9 +112,9 @@ func (p *parser) expect(w []string) (Expect, error) {
 	name := w[0]
 	switch {
 	case len(w) == 3 && w[1] == "never" && w[2] == "failed":
-		return &expectFailed{expectBase: base, node: name, never: true, start: p.tl.Start}, nil
+		return &expectFailed{expectBase: base, node: i, name: name, never: true, start: p.tl.Start}, nil
 	case len(w) >= 2 && w[1] == "failed" && (len(w) == 2 || w[2] != "at"):
-		e := &expectFailed{expectBase: base, node: name, start: p.tl.Start}
+		e := &expectFailed{expectBase: base, node: i, name: name, start: p.tl.Start}
 		rest := w[2:]
 		for len(rest) > 0 {
 			if len(rest) < 2 || (rest[0] != "after" && rest[0] != "by") {
@@ -162,12 +163,13 @@ func (p *parser) bound(w *window, word, val string) error {
 type expectNoFailover struct {
 	expectBase
 	start time.Time
-	seen  []fence.Event
+	names []string
+	seen  []fence.Failover
 }
 
 func (x *expectNoFailover) Event(ev fence.Event) {
-	if ev.Kind == fence.Failover {
-		x.seen = append(x.seen, ev)
+	if fo, ok := ev.(*fence.Failover); ok {
+		x.seen = append(x.seen, *fo)
 	}
 }
 
@@ -176,34 +178,31 @@ func (x *expectNoFailover) Verdict() (bool, string) {
 		return true, ""
 	}
 	ev := x.seen[0]
-	return false, fmt.Sprintf("%s failed over to %s at %s (%s)", ev.Node, ev.Other, Clock(x.start, ev.At), ev.Condition)
+	return false, fmt.Sprintf("%s failed over to %s at %s (%s)", x.names[ev.Node], x.names[ev.To], Clock(x.start, ev.At), ev.Condition)
 }
 
 // expectFailover holds when a failover matching of/to happens within the window: a replica
 // is promoted. A master failed with no replica eligible is no failover.
 type expectFailover struct {
 	expectBase
-	start            time.Time
-	from, to         int
-	fromName, toName string
-	win              window
-	got              []fence.Event // failovers
-	none             []fence.Event // masters failed with no replica eligible
-	match            bool
+	start    time.Time
+	names    []string
+	from, to int // node indices; -1 for any
+	win      window
+	got      []fence.Failover
+	none     []fence.NoCandidate // masters failed with no replica eligible
+	match    bool
 }
 
 func (x *expectFailover) Event(ev fence.Event) {
-	switch ev.Kind {
-	case fence.NoCandidate:
-		x.none = append(x.none, ev)
-		return
-	case fence.Failover:
-	default:
-		return
-	}
-	x.got = append(x.got, ev)
-	if (x.fromName == "" || ev.Node == x.fromName) && (x.toName == "" || ev.Other == x.toName) && x.win.holds(ev.At) {
-		x.match = true
+	switch ev := ev.(type) {
+	case *fence.NoCandidate:
+		x.none = append(x.none, *ev)
+	case *fence.Failover:
+		x.got = append(x.got, *ev)
+		if (x.from < 0 || ev.Node == x.from) && (x.to < 0 || ev.To == x.to) && x.win.holds(ev.At) {
+			x.match = true
+		}
 	}
 }
 
@@ -213,7 +212,7 @@ func (x *expectFailover) Verdict() (bool, string) {
 	}
 	var none []string
 	for _, ev := range x.none {
-		none = append(none, fmt.Sprintf("master %s failed at %s and no replica was eligible", ev.Node, Clock(x.start, ev.At)))
+		none = append(none, fmt.Sprintf("master %s failed at %s and no replica was eligible", x.names[ev.Node], Clock(x.start, ev.At)))
 	}
 	if len(x.got) == 0 {
 		if len(none) > 0 {
@@ -223,7 +222,7 @@ func (x *expectFailover) Verdict() (bool, string) {
 	}
 	var seen []string
 	for _, ev := range x.got {
-		seen = append(seen, fmt.Sprintf("%s to %s at %s", ev.Node, ev.Other, Clock(x.start, ev.At)))
+		seen = append(seen, fmt.Sprintf("%s to %s at %s", x.names[ev.Node], x.names[ev.To], Clock(x.start, ev.At)))
 	}
 	why := "the failovers were " + strings.Join(seen, "; ")
 	if len(none) > 0 {
@@ -281,7 +280,8 @@ func (x *expectNoMaster) Verdict() (bool, string) {
 // with never, when it is never fenced.
 type expectFailed struct {
 	expectBase
-	node  string
+	node  int
+	name  string
 	never bool
 	start time.Time
 	win   window
@@ -290,11 +290,21 @@ type expectFailed struct {
 }
 
 func (x *expectFailed) Event(ev fence.Event) {
-	if ev.Node != x.node || (ev.Kind != fence.NodeFailed && ev.Kind != fence.Failover && ev.Kind != fence.NoCandidate) {
+	node := -1
+	switch ev := ev.(type) {
+	case *fence.NodeFailed:
+		node = ev.Node
+	case *fence.Failover:
+		node = ev.Node
+	case *fence.NoCandidate:
+		node = ev.Node
+	}
+	if node != x.node {
 		return
 	}
-	x.got = append(x.got, ev.At)
-	if x.win.holds(ev.At) {
+	at := ev.When()
+	x.got = append(x.got, at)
+	if x.win.holds(at) {
 		x.match = true
 	}
 }
@@ -308,15 +318,15 @@ func (x *expectFailed) Verdict() (bool, string) {
 		if len(x.got) == 0 {
 			return true, ""
 		}
-		return false, x.node + " was failed at " + strings.Join(when, ", ")
+		return false, x.name + " was failed at " + strings.Join(when, ", ")
 	}
 	if x.match {
 		return true, ""
 	}
 	if len(x.got) == 0 {
-		return false, x.node + " was never failed"
+		return false, x.name + " was never failed"
 	}
-	return false, x.node + " was failed at " + strings.Join(when, ", ") + ", outside the window"
+	return false, x.name + " was failed at " + strings.Join(when, ", ") + ", outside the window"
 }
 
 // expectAt holds when the node shows the state, or has the role, at a time.

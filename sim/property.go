@@ -165,6 +165,7 @@ type watcher struct {
 
 	started    bool
 	benign     bool          // the timeline records family benign: every fence of the master is false
+	names      []string      // the nodes' names, for Describe
 	faults     []fault.Fault // per node: the fault on its link, for no-false-failover elsewhere
 	policy     fence.Policy
 	up         []bool // per node: manager up
@@ -232,6 +233,7 @@ func (w *watcher) start() {
 	if w.on[pNoFalseFailover] && !w.benign {
 		w.faults = make([]fault.Fault, n)
 	}
+	w.names = w.tl.Names()
 	w.up, w.alarms = make([]bool, n), make([]int, n)
 	for i := range w.up {
 		w.up[i] = true
@@ -249,15 +251,6 @@ func (w *watcher) fail(k prop, at time.Duration, format string, args ...any) {
 	w.why[k] = Clock(w.tl.Start, at) + ": " + fmt.Sprintf(format, args...)
 }
 
-func (w *watcher) node(name string) int {
-	for i, n := range w.tl.Nodes {
-		if n.Name == name {
-			return i
-		}
-	}
-	return -1
-}
-
 func (w *watcher) name(i int) string {
 	if i < 0 {
 		return "none"
@@ -273,111 +266,123 @@ func (w *watcher) Event(ev fence.Event) {
 	if !w.started {
 		w.start()
 	}
+	at := ev.When()
 	if len(w.watch) > 0 {
-		w.overdue(ev.At)
+		w.overdue(at)
 	}
-	i := -1
-	if ev.Node != "" {
-		i = w.node(ev.Node)
-	}
-	switch ev.Kind {
-	case fence.AlarmRaised:
-		if i >= 0 {
-			w.alarms[i]++
-			w.alarmTotal++
-		}
+	switch ev := ev.(type) {
+	case *fence.AlarmRaised:
+		w.alarms[ev.Node]++
+		w.alarmTotal++
 		if r := &w.rules[ev.Condition]; !r.known {
 			*r = ruleSeen{known: true, threshold: ev.Threshold, action: ev.Action}
 			w.arm()
 		}
-	case fence.AlarmHealed, fence.AlarmCleared, fence.AlarmExpired:
-		if i >= 0 && w.alarms[i] > 0 {
-			w.alarms[i]--
-			w.alarmTotal--
+	case *fence.AlarmHealed:
+		w.alarmGone(ev.Node)
+	case *fence.AlarmCleared:
+		w.alarmGone(ev.Node)
+	case *fence.AlarmExpired:
+		w.alarmGone(ev.Node)
+		want := w.firstUp()
+		switch {
+		case want < 0:
+			w.fail(pOnlyCoordinator, at, "%s's %s alarm was acted on with no manager up", w.name(ev.Node), ev.Condition)
+		case ev.Coordinator != want:
+			w.fail(pOnlyCoordinator, at, "%s's %s alarm was acted on by %q, but the coordinator is %s", w.name(ev.Node), ev.Condition, w.tl.Nodes[ev.Coordinator].Name, w.tl.Nodes[want].Name)
 		}
-	case fence.PolicyChanged:
+	case *fence.PolicyChanged:
 		w.policy = ev.Policy
 		if ev.Policy != fence.Automatic {
 			w.watch = w.watch[:0]
 		}
-	case fence.ManagerDown, fence.ManagerUp:
-		if i >= 0 {
-			w.up[i] = ev.Kind == fence.ManagerUp
-		}
+	case *fence.ManagerDown:
+		w.up[ev.Node] = false
 		w.coordDirty = true
-		if ev.Kind == fence.ManagerDown {
-			w.unwatch(i)
-		}
-	case fence.CoordinatorChanged:
-		w.coord = w.node(ev.Other)
+		w.unwatch(ev.Node)
+	case *fence.ManagerUp:
+		w.up[ev.Node] = true
+		w.coordDirty = true
+	case *fence.CoordinatorChanged:
+		w.coord = ev.Coordinator
 		w.coordDirty = true
 		if w.coord < 0 {
 			w.watch = w.watch[:0]
 		}
-	case fence.FaultInjected:
+	case *FaultSet:
+		i, f := ev.Node, ev.Fault
 		w.unwatch(i)
-		if (w.on[pDetectsDeath] && w.policy == fence.Automatic) || (w.faults != nil && i >= 0) {
-			f, err := fault.Parse(strings.Fields(ev.Detail))
-			if err == nil && w.faults != nil && i >= 0 {
-				w.faults[i] = f
-			}
-			if err == nil && f.Kind != fault.Heal && w.on[pDetectsDeath] && w.policy == fence.Automatic {
-				o := Predict(f, w.tl.Timeout)
-				w.watch = append(w.watch, deathWatch{node: i, since: ev.At, f: f, cond: o.Condition, took: o.Took})
-				w.arm()
-			}
+		if w.faults != nil {
+			w.faults[i] = f
 		}
-	}
-
-	if fencesMaster(ev) {
-		switch {
-		case w.benign:
-			w.fail(pNoFalseFailover, ev.At, "master %s was fenced (%s, %s) on a trace with no fatal fault", ev.Node, ev.Kind, ev.Condition)
-		case w.faults != nil && i >= 0 && !DatabaseDead(w.faults[i]):
-			f := "no fault"
-			if w.faults[i].Kind != fault.Heal {
-				f = "fault " + w.faults[i].String()
-			}
-			w.fail(pNoFalseFailover, ev.At, "master %s was fenced (%s, %s) while its database was alive (%s)", ev.Node, ev.Kind, ev.Condition, f)
+		if f.Kind != fault.Heal && w.on[pDetectsDeath] && w.policy == fence.Automatic {
+			o := Predict(f, w.tl.Timeout)
+			w.watch = append(w.watch, deathWatch{node: i, since: at, f: f, cond: o.Condition, took: o.Took})
+			w.arm()
 		}
-		w.unwatch(i)
-	}
-	if ev.Kind == fence.NodeFailed {
-		w.unwatch(i)
-	}
-	switch ev.Kind {
-	case fence.Failover, fence.NoCandidate, fence.NodeFailed, fence.NodeRecovered:
+	case *fence.Failover:
+		w.fenceMaster(at, ev.Kind(), ev.Node, ev.Condition)
+		w.rolesDirty = true
+		w.fenceWithNoManager(ev)
+	case *fence.NoCandidate:
+		w.fenceMaster(at, ev.Kind(), ev.Node, ev.Condition)
+		w.rolesDirty = true
+		w.fenceWithNoManager(ev)
+	case *fence.NodeFailed:
+		if ev.Role == fence.Master {
+			w.fenceMaster(at, ev.Kind(), ev.Node, ev.Condition)
+		}
+		w.unwatch(ev.Node)
+		w.rolesDirty = true
+		w.fenceWithNoManager(ev)
+	case *fence.AlreadyFailed:
+		w.fenceWithNoManager(ev)
+	case *fence.NodeRecovered:
 		w.rolesDirty = true
 	}
 
 	if w.policy == fence.Maintenance {
-		switch ev.Kind {
-		case fence.AlarmRaised, fence.AlarmExpired, fence.ExpiryWaiting, fence.Logged, fence.AlertNotImplemented,
-			fence.AlreadyFailed, fence.NodeFailed, fence.Failover, fence.NoCandidate:
-			w.fail(pNoFenceInMaintenance, ev.At, "in maintenance: %s", Describe(ev))
-		}
-	}
-
-	switch ev.Kind {
-	case fence.AlarmExpired:
-		want := w.firstUp()
-		switch {
-		case want < 0:
-			w.fail(pOnlyCoordinator, ev.At, "%s's %s alarm was acted on with no manager up", ev.Node, ev.Condition)
-		case ev.Other != w.tl.Nodes[want].Name:
-			w.fail(pOnlyCoordinator, ev.At, "%s's %s alarm was acted on by %q, but the coordinator is %s", ev.Node, ev.Condition, ev.Other, w.tl.Nodes[want].Name)
-		}
-	case fence.NodeFailed, fence.Failover, fence.NoCandidate, fence.AlreadyFailed:
-		if w.firstUp() < 0 {
-			w.fail(pOnlyCoordinator, ev.At, "%s with no manager up: %s", ev.Kind, Describe(ev))
+		if d, ok := ev.(fence.Decision); ok {
+			switch d.Kind() {
+			case fence.KindAlarmRaised, fence.KindAlarmExpired, fence.KindExpiryWaiting, fence.KindLogged, fence.KindAlertNotImplemented,
+				fence.KindAlreadyFailed, fence.KindNodeFailed, fence.KindFailover, fence.KindNoCandidate:
+				w.fail(pNoFenceInMaintenance, at, "in maintenance: %s", Describe(w.names, ev))
+			}
 		}
 	}
 }
 
-// fencesMaster reports whether ev fences a master: a failover, a failover with no candidate,
-// or a master failed without failover (manual policy).
-func fencesMaster(ev fence.Event) bool {
-	return ev.Kind == fence.Failover || ev.Kind == fence.NoCandidate || (ev.Kind == fence.NodeFailed && ev.Role == fence.Master)
+// fenceWithNoManager judges a fencing decision d for only-coordinator-fences: with no manager
+// up, nobody may fence.
+func (w *watcher) fenceWithNoManager(d fence.Decision) {
+	if w.firstUp() < 0 {
+		w.fail(pOnlyCoordinator, d.When(), "%s with no manager up: %s", d.Kind(), Describe(w.names, d))
+	}
+}
+
+// alarmGone counts one of node i's alarms gone, if the events had told of it.
+func (w *watcher) alarmGone(i int) {
+	if w.alarms[i] > 0 {
+		w.alarms[i]--
+		w.alarmTotal--
+	}
+}
+
+// fenceMaster judges the master i fenced by condition c (a failover, a failover with no
+// candidate, or a master failed under manual policy) for no-false-failover, and stops
+// watching it.
+func (w *watcher) fenceMaster(at time.Duration, kind fence.Kind, i int, c statemap.Condition) {
+	switch {
+	case w.benign:
+		w.fail(pNoFalseFailover, at, "master %s was fenced (%s, %s) on a trace with no fatal fault", w.name(i), kind, c)
+	case w.faults != nil && !DatabaseDead(w.faults[i]):
+		f := "no fault"
+		if w.faults[i].Kind != fault.Heal {
+			f = "fault " + w.faults[i].String()
+		}
+		w.fail(pNoFalseFailover, at, "master %s was fenced (%s, %s) while its database was alive (%s)", w.name(i), kind, c, f)
+	}
+	w.unwatch(i)
 }
 
 // unwatch stops watching faults on node i.

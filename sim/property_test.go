@@ -3,7 +3,9 @@ package sim_test
 import (
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
@@ -111,17 +113,17 @@ func TestPropertyViolations(t *testing.T) {
 		evs  []fence.Event
 		want string
 	}{
-		{sim.NoFenceInMaintenance, []fence.Event{{At: 5e9, Kind: fence.PolicyChanged, Policy: fence.Maintenance}, {At: 6e9, Kind: fence.AlarmRaised, Node: "db2", Condition: statemap.SocketIOError}},
+		{sim.NoFenceInMaintenance, []fence.Event{&fence.PolicyChanged{At: 5e9, Policy: fence.Maintenance}, &fence.AlarmRaised{At: 6e9, Node: 1, Condition: statemap.SocketIOError}},
 			"00:00:06: in maintenance: db2 alarm raised: socket_io_error (threshold 0, action none)"},
-		{sim.OnlyCoordinatorFences, []fence.Event{{At: 7e9, Kind: fence.AlarmExpired, Node: "db2", Condition: statemap.SocketIOError, Other: "db2"}},
+		{sim.OnlyCoordinatorFences, []fence.Event{&fence.AlarmExpired{At: 7e9, Node: 1, Condition: statemap.SocketIOError, Coordinator: 1}},
 			`00:00:07: db2's socket_io_error alarm was acted on by "db2", but the coordinator is db1`},
-		{sim.OnlyCoordinatorFences, []fence.Event{{Kind: fence.ManagerDown, Node: "db1"}, {Kind: fence.ManagerDown, Node: "db2"}, {At: 8e9, Kind: fence.NodeFailed, Node: "db2", Condition: statemap.SocketIOError}},
+		{sim.OnlyCoordinatorFences, []fence.Event{&fence.ManagerDown{Node: 0}, &fence.ManagerDown{Node: 1}, &fence.NodeFailed{At: 8e9, Node: 1, Condition: statemap.SocketIOError}},
 			"00:00:08: failed with no manager up: db2 FAILED: replica out of service (socket_io_error)"},
-		{sim.NoFalseFailover, []fence.Event{{At: 9e9, Kind: fence.NoCandidate, Node: "db1", Condition: statemap.NoRouteToHost}},
+		{sim.NoFalseFailover, []fence.Event{&fence.NoCandidate{At: 9e9, Node: 0, Condition: statemap.NoRouteToHost}},
 			"00:00:09: master db1 was fenced (no-candidate, no_route_to_host) while its database was alive (no fault)"},
-		{sim.NoFalseFailover, []fence.Event{{At: 9e9, Kind: fence.FaultInjected, Node: "db1", Detail: "unreachable"}, {At: 10e9, Kind: fence.FaultInjected, Node: "db1", Detail: "slow 2s"}, {At: 10e9, Kind: fence.Failover, Node: "db1", Condition: statemap.NoRouteToHost, Other: "db2"}},
+		{sim.NoFalseFailover, []fence.Event{&sim.FaultSet{At: 9e9, Node: 0, Fault: fault.Fault{Kind: fault.Unreachable}}, &sim.FaultSet{At: 10e9, Node: 0, Fault: fault.Fault{Kind: fault.Slow, Delay: 2 * time.Second}}, &fence.Failover{At: 10e9, Node: 0, Condition: statemap.NoRouteToHost, To: 1}},
 			"00:00:10: master db1 was fenced (failover, no_route_to_host) while its database was alive (fault slow 2s)"},
-		{"benign " + sim.NoFalseFailover, []fence.Event{{At: 8e9, Kind: fence.FaultInjected, Node: "db1", Detail: "refuse"}, {At: 9e9, Kind: fence.NoCandidate, Node: "db1", Condition: statemap.SocketIOError}},
+		{"benign " + sim.NoFalseFailover, []fence.Event{&sim.FaultSet{At: 8e9, Node: 0, Fault: fault.Fault{Kind: fault.Refuse}}, &fence.NoCandidate{At: 9e9, Node: 0, Condition: statemap.SocketIOError}},
 			"00:00:09: master db1 was fenced (no-candidate, socket_io_error) on a trace with no fatal fault"},
 	} {
 		tl := tl

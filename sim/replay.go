@@ -67,6 +67,7 @@ type runner struct {
 	checkpoints []time.Duration
 	cp          int
 	ticked      time.Duration // the last tick the engine has been told of, made or skipped; 0 before any
+	fault       FaultSet      // the note told of last, reused
 }
 
 const never = fence.Never
@@ -223,7 +224,8 @@ func (r *runner) apply(t time.Duration, ev *Event) {
 	switch ev.Kind {
 	case SetFault:
 		r.nodes[ev.Node].outcome = Predict(ev.Fault, r.tl.Timeout)
-		r.note(fence.Event{At: t, Kind: fence.FaultInjected, Node: r.tl.Nodes[ev.Node].Name, Detail: ev.Fault.String()})
+		r.fault = FaultSet{At: t, Node: ev.Node, Fault: ev.Fault}
+		r.note(&r.fault)
 	case ManagerDown:
 		n := &r.nodes[ev.Node]
 		n.down, n.busy, n.at = true, false, never

@@ -61,7 +61,7 @@ type contract struct {
 	instants map[time.Duration]bool
 }
 
-func (c *contract) Event(ev fence.Event) { c.events = append(c.events, ev.At) }
+func (c *contract) Event(ev fence.Event) { c.events = append(c.events, ev.When()) }
 func (c *contract) Instant(at time.Duration, e *fence.Engine) {
 	c.instants[at] = true
 }

@@ -14,39 +14,44 @@ import (
 type Report struct {
 	tl        *Timeline
 	m         *statemap.Map
-	nodes     map[string]*nodeStory
-	order     []string
-	fences    []fence.Event // Failover and NoCandidate, in order
-	failovers []fence.Event // Failover alone: promotions
-	expired   map[string]fence.Event
-	why       map[int]string // index in fences -> the expiry that caused it
-	active    int            // alarms raised and not yet healed, cleared or expired
+	names     []string
+	nodes     []nodeStory      // per node, in cluster order
+	fences    []fenceStory     // failovers and masters failed with no candidate, in order
+	failovers []fence.Failover // promotions alone
+	why       map[int]string   // index in fences -> the expiry that caused it
+	active    int              // alarms raised and not yet healed, cleared or expired
 	buf       []fence.AlarmView
 }
 
 type nodeStory struct {
-	conds     []statemap.Condition
-	seen      [statemap.NumConditions]bool
-	maxCount  [statemap.NumConditions]int
-	raised    [statemap.NumConditions]bool
-	expired   [statemap.NumConditions]bool
-	heals     []time.Duration
-	cleared   int             // alarms cleared by entering maintenance
-	recovers  []time.Duration // operator recovers that cleared alarms
-	fenced    []fence.Event   // NodeFailed, AlreadyFailed, waiting
-	downSince time.Duration
-	down      bool
-	downEver  []time.Duration
+	conds      []statemap.Condition
+	seen       [statemap.NumConditions]bool
+	maxCount   [statemap.NumConditions]int
+	raised     [statemap.NumConditions]bool
+	expired    [statemap.NumConditions]bool
+	expiry     fence.AlarmExpired // the last expiry, if expiredAny
+	expiredAny bool
+	heals      []time.Duration
+	cleared    int             // alarms cleared by entering maintenance
+	recovers   []time.Duration // operator recovers that cleared alarms
+	fenced     []fenceStory    // NodeFailed, AlreadyFailed, ExpiryWaiting
+	downEver   []time.Duration
+}
+
+// fenceStory is a fencing decision as the report keeps it: a Failover, a NoCandidate, a
+// NodeFailed, an AlreadyFailed or an ExpiryWaiting, by Kind, with the fields it has.
+type fenceStory struct {
+	kind       fence.Kind
+	at         time.Duration
+	node, to   int
+	cond       statemap.Condition
+	role       fence.Role
+	ineligible []fence.Ineligible
 }
 
 // NewReport returns a report observer for a replay of tl under m.
 func NewReport(tl *Timeline, m *statemap.Map) *Report {
-	r := &Report{tl: tl, m: m, nodes: map[string]*nodeStory{}, expired: map[string]fence.Event{}, why: map[int]string{}}
-	for _, n := range tl.Nodes {
-		r.nodes[n.Name] = &nodeStory{}
-		r.order = append(r.order, n.Name)
-	}
-	return r
+	return &Report{tl: tl, m: m, names: tl.Names(), nodes: make([]nodeStory, len(tl.Nodes)), why: map[int]string{}}
 }
 
 // Instant implements Observer: at ticks and at the end it reads the counts of the alarms still
@@ -57,35 +62,42 @@ func (r *Report) Instant(at time.Duration, e *fence.Engine) {
 	}
 	for i := range e.Len() {
 		r.buf = e.Alarms(r.buf[:0], i)
-		n := r.nodes[r.order[i]]
+		n := &r.nodes[i]
 		for _, a := range r.buf {
 			n.maxCount[a.Condition] = max(n.maxCount[a.Condition], a.Count)
 		}
 	}
 }
 
+// saw notes that node n showed condition c.
+func (n *nodeStory) saw(c statemap.Condition) {
+	if c != statemap.OK && !n.seen[c] {
+		n.seen[c] = true
+		n.conds = append(n.conds, c)
+	}
+}
+
 // Event implements Observer.
 func (r *Report) Event(ev fence.Event) {
-	n := r.nodes[ev.Node]
-	switch ev.Kind {
-	case fence.StateChanged, fence.AlarmRaised:
-		if ev.Kind == fence.AlarmRaised {
-			n.raised[ev.Condition] = true
-			r.active++
-		}
-		if ev.Condition != statemap.OK && !n.seen[ev.Condition] {
-			n.seen[ev.Condition] = true
-			n.conds = append(n.conds, ev.Condition)
-		}
-	case fence.AlarmHealed:
+	switch ev := ev.(type) {
+	case *fence.StateChanged:
+		r.nodes[ev.Node].saw(ev.Condition)
+	case *fence.AlarmRaised:
+		n := &r.nodes[ev.Node]
+		n.raised[ev.Condition] = true
+		r.active++
+		n.saw(ev.Condition)
+	case *fence.AlarmHealed:
+		n := &r.nodes[ev.Node]
 		r.active--
 		if len(n.heals) == 0 || n.heals[len(n.heals)-1] != ev.At {
 			n.heals = append(n.heals, ev.At)
 		}
 		n.maxCount[ev.Condition] = max(n.maxCount[ev.Condition], ev.Count)
-	case fence.AlarmCleared:
+	case *fence.AlarmCleared:
+		n := &r.nodes[ev.Node]
 		r.active--
-		if ev.Detail == "recover" {
+		if ev.By == fence.ClearedByRecover {
 			if len(n.recovers) == 0 || n.recovers[len(n.recovers)-1] != ev.At {
 				n.recovers = append(n.recovers, ev.At)
 			}
@@ -93,30 +105,41 @@ func (r *Report) Event(ev fence.Event) {
 			n.cleared++
 		}
 		n.maxCount[ev.Condition] = max(n.maxCount[ev.Condition], ev.Count)
-	case fence.AlarmExpired:
+	case *fence.AlarmExpired:
+		n := &r.nodes[ev.Node]
 		r.active--
 		n.maxCount[ev.Condition] = max(n.maxCount[ev.Condition], ev.Count)
 		n.expired[ev.Condition] = true
-		r.expired[ev.Node] = ev
-	case fence.NodeFailed, fence.AlreadyFailed, fence.ExpiryWaiting:
-		n.fenced = append(n.fenced, ev)
-	case fence.Failover, fence.NoCandidate:
-		if x, ok := r.expired[ev.Node]; ok {
-			lasted := "expired at once"
-			if x.Threshold > 0 {
-				lasted = "lasted " + plural(x.Count, "tick")
-			}
-			r.why[len(r.fences)] = fmt.Sprintf("%s on %s %s (threshold %d, action %s)", x.Condition, ev.Node, lasted, x.Threshold, x.Action)
+		n.expiry, n.expiredAny = *ev, true
+	case *fence.NodeFailed:
+		n := &r.nodes[ev.Node]
+		n.fenced = append(n.fenced, fenceStory{kind: fence.KindNodeFailed, at: ev.At, node: ev.Node, cond: ev.Condition, role: ev.Role})
+	case *fence.AlreadyFailed:
+		n := &r.nodes[ev.Node]
+		n.fenced = append(n.fenced, fenceStory{kind: fence.KindAlreadyFailed, at: ev.At, node: ev.Node, cond: ev.Condition})
+	case *fence.ExpiryWaiting:
+		n := &r.nodes[ev.Node]
+		n.fenced = append(n.fenced, fenceStory{kind: fence.KindExpiryWaiting, at: ev.At, node: ev.Node, cond: ev.Condition})
+	case *fence.Failover:
+		r.fenced(ev.Node)
+		r.fences = append(r.fences, fenceStory{kind: fence.KindFailover, at: ev.At, node: ev.Node, to: ev.To, cond: ev.Condition})
+		r.failovers = append(r.failovers, *ev)
+	case *fence.NoCandidate:
+		r.fenced(ev.Node)
+		r.fences = append(r.fences, fenceStory{kind: fence.KindNoCandidate, at: ev.At, node: ev.Node, cond: ev.Condition, ineligible: ev.Ineligible})
+	case *fence.ManagerDown:
+		r.nodes[ev.Node].downEver = append(r.nodes[ev.Node].downEver, ev.At)
+	}
+}
+
+// fenced notes why the master, node i, is about to be fenced: the expiry that did it.
+func (r *Report) fenced(i int) {
+	if x := &r.nodes[i].expiry; r.nodes[i].expiredAny {
+		lasted := "expired at once"
+		if x.Threshold > 0 {
+			lasted = "lasted " + plural(x.Count, "tick")
 		}
-		r.fences = append(r.fences, ev)
-		if ev.Kind == fence.Failover {
-			r.failovers = append(r.failovers, ev)
-		}
-	case fence.ManagerDown:
-		n.down, n.downSince = true, ev.At
-		n.downEver = append(n.downEver, ev.At)
-	case fence.ManagerUp:
-		n.down = false
+		r.why[len(r.fences)] = fmt.Sprintf("%s on %s %s (threshold %d, action %s)", x.Condition, r.names[i], lasted, x.Threshold, x.Action)
 	}
 }
 
@@ -124,16 +147,16 @@ func (r *Report) Event(ev fence.Event) {
 // with no replica eligible is no failover.
 func (r *Report) FailedOver() bool { return len(r.failovers) > 0 }
 
-// Failovers returns the failovers, in order: each a promotion (fence.Failover).
-func (r *Report) Failovers() []fence.Event { return r.failovers }
+// Failovers returns the failovers, in order: each a promotion.
+func (r *Report) Failovers() []fence.Failover { return r.failovers }
 
-// NoCandidates returns the failures of a master with no replica eligible (fence.NoCandidate),
-// in order: no failover, and the cluster left without a master.
-func (r *Report) NoCandidates() []fence.Event {
-	var out []fence.Event
-	for _, ev := range r.fences {
-		if ev.Kind == fence.NoCandidate {
-			out = append(out, ev)
+// NoCandidates returns the failures of a master with no replica eligible, in order: no
+// failover, and the cluster left without a master.
+func (r *Report) NoCandidates() []fence.NoCandidate {
+	var out []fence.NoCandidate
+	for _, f := range r.fences {
+		if f.kind == fence.KindNoCandidate {
+			out = append(out, fence.NoCandidate{At: f.at, Node: f.node, Condition: f.cond, Ineligible: f.ineligible})
 		}
 	}
 	return out
@@ -150,23 +173,23 @@ func (r *Report) Verdict() []string {
 			if i > 0 {
 				then = "then "
 			}
-			if ev.Kind == fence.Failover {
-				out = append(out, fmt.Sprintf("%sfailover at %s: master %s failed, %s promoted", then, clock(ev.At), ev.Node, ev.Other))
+			if ev.kind == fence.KindFailover {
+				out = append(out, fmt.Sprintf("%sfailover at %s: master %s failed, %s promoted", then, clock(ev.at), r.names[ev.node], r.names[ev.to]))
 			} else {
-				out = append(out, fmt.Sprintf("%sno failover: master %s failed at %s and no replica was eligible; the cluster has no master", then, ev.Node, clock(ev.At)))
+				out = append(out, fmt.Sprintf("%sno failover: master %s failed at %s and no replica was eligible; the cluster has no master", then, r.names[ev.node], clock(ev.at)))
 			}
 			if w, ok := r.why[i]; ok {
 				out = append(out, "  because "+w)
 			}
-			if ev.Kind == fence.NoCandidate {
-				out = append(out, "  not eligible: "+ev.Detail)
+			if ev.kind == fence.KindNoCandidate {
+				out = append(out, "  not eligible: "+ineligibleText(r.names, ev.ineligible))
 			}
 		}
 		return out
 	}
 	out = append(out, "no failover")
-	for _, name := range r.order {
-		n := r.nodes[name]
+	for i := range r.nodes {
+		n, name := &r.nodes[i], r.names[i]
 		for _, c := range n.conds {
 			if w := r.whyNot(n, c); w != "" {
 				out = append(out, fmt.Sprintf("  %s: %s", name, w))
@@ -186,12 +209,12 @@ func (r *Report) Verdict() []string {
 		}
 		for _, ev := range n.fenced {
 			switch {
-			case ev.Kind == fence.ExpiryWaiting:
-				out = append(out, fmt.Sprintf("  %s: %s expired at %s with no manager up to fence it", name, ev.Condition, clock(ev.At)))
-			case ev.Kind == fence.NodeFailed && ev.Role == fence.Master:
-				out = append(out, fmt.Sprintf("  %s: failed at %s by %s, but %s", name, clock(ev.At), ev.Condition, ev.Detail))
-			case ev.Kind == fence.NodeFailed:
-				out = append(out, fmt.Sprintf("  %s: failed at %s by %s: a replica is taken out of service, not failed over", name, clock(ev.At), ev.Condition))
+			case ev.kind == fence.KindExpiryWaiting:
+				out = append(out, fmt.Sprintf("  %s: %s expired at %s with no manager up to fence it", name, ev.cond, clock(ev.at)))
+			case ev.kind == fence.KindNodeFailed && ev.role == fence.Master:
+				out = append(out, fmt.Sprintf("  %s: failed at %s by %s, but %s", name, clock(ev.at), ev.cond, manualDetail))
+			case ev.kind == fence.KindNodeFailed:
+				out = append(out, fmt.Sprintf("  %s: failed at %s by %s: a replica is taken out of service, not failed over", name, clock(ev.at), ev.cond))
 			}
 		}
 	}

@@ -56,6 +56,16 @@ type Timeline struct {
 	Expects      []Expect
 }
 
+// Names returns the names of the timeline's nodes, in cluster order: what a printer or a
+// report names the nodes of the engine's decisions with.
+func (tl *Timeline) Names() []string {
+	out := make([]string, len(tl.Nodes))
+	for i, n := range tl.Nodes {
+		out[i] = n.Name
+	}
+	return out
+}
+
 // EventKind is what a timeline event does.
 type EventKind uint8
 
@@ -94,11 +104,21 @@ func Parse(name string, data []byte) (*Timeline, error) {
 type parser struct {
 	tl       *Timeline
 	nodes    map[string]int
+	nameList []string // the nodes' names, once an expectation asked for them
 	line     int
 	last     time.Duration // the previous event's time
 	events   bool          // an event has been read
 	endSeen  bool
 	settings map[string]int
+}
+
+// names returns the nodes' names in cluster order, made once: the expectations name the
+// engine's node indices with them.
+func (p *parser) names() []string {
+	if p.nameList == nil {
+		p.nameList = p.tl.Names()
+	}
+	return p.nameList
 }
 
 func (p *parser) errf(format string, args ...any) error {

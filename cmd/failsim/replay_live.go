@@ -67,7 +67,7 @@ func (m *Main) runReplayLive(ctx context.Context, path string, tl *sim.Timeline,
 		return usageErr(fmt.Errorf("--mysql: a probe of %s with no fault ended in %s: %v", checker.Addr(), r.Condition, r.Err), hint)
 	}
 	simulated := monitor.Simulate(tl, sm)
-	out := newLivePrinter(m.Stdout, f, tl.Start)
+	out := newLivePrinter(m.Stdout, f, tl.Start, tl.Names())
 	if f == sim.Text {
 		fmt.Fprintf(m.Stdout, "live replay of %s at %gx%s: %s of timeline in %s\n", tl.File, speed, against, tl.End, time.Duration(float64(tl.End)/speed).Round(time.Second))
 	}

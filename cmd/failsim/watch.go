@@ -128,9 +128,9 @@ func (m *Main) runWatch(ctx context.Context, o *watchFlags) error {
 	clk := clock.New()
 	start := clk.Now()
 	tl.Start = start
-	out := newLivePrinter(m.Stdout, f, start)
+	out := newLivePrinter(m.Stdout, f, start, names)
 	report := &lateReport{}
-	hook := &failoverHook{cmd: o.onFailover, start: start, stderr: m.Stderr, log: log}
+	hook := &failoverHook{cmd: o.onFailover, start: start, names: names, stderr: m.Stderr, log: log}
 	rt, err := monitor.New(monitor.Config{
 		Nodes: targets, Statemap: o.statemap, Map: sm, Policy: pol, Interval: o.interval, Clock: clk, Log: log,
 		Observers: []sim.Observer{out, report, metrics, hook},
@@ -151,7 +151,7 @@ func (m *Main) runWatch(ctx context.Context, o *watchFlags) error {
 	if out.err != nil {
 		return out.err
 	}
-	return sim.NewPrinter(m.Stdout, f, start).Summary("watch", report.Report, sim.Judge(nil))
+	return sim.NewPrinter(m.Stdout, f, start, names).Summary("watch", report.Report, sim.Judge(nil))
 }
 
 // parseNodes reads the --node flags into checkers. No error repeats a DSN: it holds a password.
@@ -223,8 +223,8 @@ type livePrinter struct {
 	err error
 }
 
-func newLivePrinter(w io.Writer, f sim.Format, start time.Time) *livePrinter {
-	return &livePrinter{p: sim.NewPrinter(w, f, start)}
+func newLivePrinter(w io.Writer, f sim.Format, start time.Time, names []string) *livePrinter {
+	return &livePrinter{p: sim.NewPrinter(w, f, start, names)}
 }
 
 // Instant implements sim.Observer.
@@ -243,6 +243,7 @@ func (l *livePrinter) Event(ev fence.Event) {
 type failoverHook struct {
 	cmd    string
 	start  time.Time
+	names  []string // the nodes' names, in cluster order
 	stderr io.Writer
 	log    zerolog.Logger
 	wg     sync.WaitGroup
@@ -253,16 +254,29 @@ func (h *failoverHook) Instant(time.Duration, *fence.Engine) {}
 
 // Event implements sim.Observer.
 func (h *failoverHook) Event(ev fence.Event) {
-	if h.cmd == "" || (ev.Kind != fence.Failover && ev.Kind != fence.NoCandidate) {
+	if h.cmd == "" {
+		return
+	}
+	// ev is reused once this call returns: take what the command needs now.
+	var kind fence.Kind
+	var at time.Duration
+	var oldMaster, newMaster string
+	var cond statemap.Condition
+	switch ev := ev.(type) {
+	case *fence.Failover:
+		kind, at, oldMaster, newMaster, cond = ev.Kind(), ev.At, h.names[ev.Node], h.names[ev.To], ev.Condition
+	case *fence.NoCandidate:
+		kind, at, oldMaster, cond = ev.Kind(), ev.At, h.names[ev.Node], ev.Condition
+	default:
 		return
 	}
 	cmd := exec.Command("sh", "-c", h.cmd)
 	cmd.Env = append(os.Environ(),
-		"FAILSIM_EVENT="+ev.Kind.String(),
-		"FAILSIM_OLD_MASTER="+ev.Node,
-		"FAILSIM_NEW_MASTER="+ev.Other,
-		"FAILSIM_CONDITION="+ev.Condition.String(),
-		"FAILSIM_TIME="+h.start.Add(ev.At).Format(time.RFC3339Nano),
+		"FAILSIM_EVENT="+kind.String(),
+		"FAILSIM_OLD_MASTER="+oldMaster,
+		"FAILSIM_NEW_MASTER="+newMaster,
+		"FAILSIM_CONDITION="+cond.String(),
+		"FAILSIM_TIME="+h.start.Add(at).Format(time.RFC3339Nano),
 	)
 	cmd.Stdout, cmd.Stderr = h.stderr, h.stderr
 	if err := cmd.Start(); err != nil {
@@ -273,7 +287,7 @@ func (h *failoverHook) Event(ev fence.Event) {
 	go func() {
 		defer h.wg.Done()
 		if err := cmd.Wait(); err != nil {
-			h.log.Error().Err(err).Str("old_master", ev.Node).Msg("--on-failover command failed")
+			h.log.Error().Err(err).Str("old_master", oldMaster).Msg("--on-failover command failed")
 		}
 	}()
 }
