@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/statemap"
@@ -18,7 +19,7 @@ import (
 
 // Default checker settings: the manager's mgr_monitor_interval and mon_db_query_timeout.
 const (
-	DefaultInterval = 3 * time.Second
+	DefaultInterval = drive.DefaultInterval
 	DefaultTimeout  = 5 * time.Second
 	// DefaultTail is how long a replay runs past the last event when no "cluster end" is given.
 	DefaultTail = 10 * time.Minute

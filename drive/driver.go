@@ -1,0 +1,370 @@
+package drive
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/failsim/failsim/fault"
+	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/statemap"
+)
+
+// Never is a time no run reaches: Next's answer once the run is over, and Config.End's for a
+// run with no end.
+const Never = fence.Never
+
+// Config sets up a Driver.
+type Config struct {
+	// Interval is the time between a node's probe starts, or from a probe's finish if that is
+	// later (fence.NextProbeStart); > 0.
+	Interval time.Duration
+	// Script is the timed actions, in time order (script order among equal times). The driver
+	// reads it as the run goes: do not change it during the run.
+	Script []Action
+	// Checkpoints are further instants the observers must be told of (an expectation's "at T"),
+	// sorted.
+	Checkpoints []time.Duration
+	// End is the last instant: it is run in full, like any other, and then the run is over. A
+	// probe still under way at the end never finishes. Never for a run with no end; the zero
+	// value ends the run after its first instant, t=0.
+	End time.Duration
+	// Foresee, when not nil, is the fault model: the outcome of any probe started while the
+	// node's link has fault f (a node starts with the zero Fault, healed). With it the driver
+	// knows every probe's outcome up to the next action, and does not hand out a probe that
+	// would change nothing (fence.Engine.Steady) and finish before the next action: the
+	// schedule jumps to the first probe it does hand out, exactly where that would have started.
+	// Nil in a live run: real probes cannot be foreseen and must all run.
+	Foresee func(f fault.Fault) Outcome
+	// EveryTick makes every timekeeper tick one by one and tells the observers of each, even one
+	// that decides nothing (the live runtime: its metrics and report follow the alarms' counts
+	// tick by tick). Without it a tick at which no alarm can expire is not made but accounted for
+	// with the next one the driver makes (fence.Engine.Ticks), and such a tick, alone at its
+	// instant, is no instant of the observers'.
+	EveryTick bool
+	// Counted, when not nil, is told of each probe outcome at the instant it counts, just
+	// before the engine is (an outcome of statemap.Undefined, a probe that ended without one, is
+	// told here and not to the engine).
+	Counted func(at time.Duration, node int, c statemap.Condition)
+}
+
+// Work is what an instant asks of the adapter, in this order: make each fault real, then start
+// each probe. Its slices are the driver's, reused by the next Begin.
+type Work struct {
+	At     time.Duration
+	Faults []FaultChange // in script order
+	Starts []Start       // in node order
+}
+
+// Driver schedules the instants of one run of an engine. Its zero value is not usable: call
+// New. It is not safe for concurrent use: one goroutine drives it.
+type Driver struct {
+	e     *fence.Engine
+	cfg   Config
+	obs   []Observer
+	nodes []prober
+
+	act    int           // the next action of the script
+	cp     int           // the next checkpoint
+	last   time.Duration // the last instant begun; 0 before any
+	ticked time.Duration // the last tick the engine has been told of, made or accounted for; 0 before any
+	open   bool          // an instant is begun and not yet closed
+	lone   bool          // the open instant is a tick alone, already made
+	told   bool          // the lone tick decided something: the observers are told of it
+	ended  bool
+
+	fresh bool          // next, tick and due hold: nothing changed since they were worked out
+	next  time.Duration // the next instant
+	tick  time.Duration // the next tick that must be made
+	due   time.Duration // the first time a node needs the driver
+	work  Work
+}
+
+// New returns a driver for engine e under cfg, with observers obs. The engine must be fresh
+// (no call made into it yet) and driven by this driver alone; every node starts with its
+// manager up and its first probe due at t=0.
+func New(e *fence.Engine, cfg Config, obs ...Observer) *Driver {
+	if cfg.Interval <= 0 {
+		panic(fmt.Sprintf("drive: probe interval %v", cfg.Interval))
+	}
+	d := &Driver{e: e, cfg: cfg, obs: obs, nodes: make([]prober, e.Len())}
+	if cfg.Foresee != nil {
+		healed := cfg.Foresee(fault.Fault{})
+		for i := range d.nodes {
+			d.nodes[i].foreseen = healed
+		}
+	}
+	return d
+}
+
+// Next returns the instant the driver must run next: the earliest of the next action, the next
+// checkpoint, a probe to start or to count, the next tick that must be made, and the end. It
+// is never before the last instant begun: an outcome reported after its finish instant was run
+// counts at a further instant at the time of the last (live, where a probe's result can come
+// late). Once the end has been run, Next returns Never; while an instant is open, its time.
+func (d *Driver) Next() time.Duration {
+	switch {
+	case d.ended:
+		return Never
+	case d.open:
+		return d.last
+	case !d.fresh:
+		d.plan()
+	}
+	return d.next
+}
+
+// Ended reports whether the end instant has been run: the run is over.
+func (d *Driver) Ended() bool { return d.ended }
+
+// plan works out the next instant.
+func (d *Driver) plan() {
+	d.tick = d.nextTick()
+	t := min(d.tick, d.cfg.End)
+	if d.act < len(d.cfg.Script) {
+		t = min(t, d.cfg.Script[d.act].At)
+	}
+	if d.cp < len(d.cfg.Checkpoints) {
+		t = min(t, d.cfg.Checkpoints[d.cp])
+	}
+	d.due = Never
+	for i := range d.nodes {
+		d.due = min(d.due, d.nodes[i].at())
+	}
+	d.next = max(min(t, d.due), d.last)
+	d.fresh = true
+}
+
+// nextTick returns the next tick that must be made: every tick with EveryTick, else the next
+// at which an alarm can expire.
+func (d *Driver) nextTick() time.Duration {
+	if d.cfg.EveryTick {
+		return fence.NextTick(d.ticked)
+	}
+	n, ok := d.e.TicksToExpiry()
+	if !ok {
+		return Never
+	}
+	return fence.NthTick(d.ticked, n)
+}
+
+// Begin opens instant t, which must be Next(): it applies the script's actions at t, counts the
+// probes that finished by t, and returns the faults to make real and the probes to start, in
+// that order. Report each started probe's outcome as soon as it is known; one that ends at once
+// counts before the tick if it is reported before Close.
+func (d *Driver) Begin(t time.Duration) Work {
+	if d.open || d.ended {
+		panic("drive: Begin with an instant open or the run over")
+	}
+	if next := d.Next(); t != next {
+		panic(fmt.Sprintf("drive: Begin(%v), but the next instant is %v", t, next))
+	}
+	d.open, d.fresh, d.last = true, false, t
+	d.work = Work{At: t, Faults: d.work.Faults[:0], Starts: d.work.Starts[:0]}
+	if t == d.tick && t < d.due && t != d.cfg.End && !d.actionAt(t) && !d.checkpointAt(t) {
+		// Nothing but the tick at this instant: if it decides nothing, the observers have
+		// nothing to look at.
+		d.lone = true
+		d.tickAt(t)
+		d.told = d.flush() || d.cfg.EveryTick
+		return d.work
+	}
+	d.lone = false
+	d.catchUp(t)
+	probes := d.due <= t
+	for ; d.act < len(d.cfg.Script) && d.cfg.Script[d.act].At <= t; d.act++ {
+		d.apply(t, &d.cfg.Script[d.act])
+		d.flush()
+		probes = true // a manager that comes up starts a probe
+	}
+	if probes {
+		d.count(t, false)
+		d.flush()
+		d.starts(t)
+	}
+	return d.work
+}
+
+// Report gives the outcome of probe s, which finished at time at (at once: at == s.At). It
+// counts at instant at, or at the next instant if that has been run (a late outcome), in node
+// order among the outcomes that count at one instant; the node's next probe starts at
+// fence.NextProbeStart(s.At, at, Interval). Report returns false, and the outcome is dropped,
+// when the probe is no longer under way: its node's manager stopped meanwhile, or it was
+// reported already. An outcome of statemap.Undefined is a probe that ended without one: its
+// schedule goes on, and the engine is not told.
+func (d *Driver) Report(s Start, at time.Duration, c statemap.Condition) bool {
+	p := &d.nodes[s.Node]
+	if p.phase != running || p.seq != s.seq {
+		return false
+	}
+	if at < s.At {
+		panic(fmt.Sprintf("drive: a probe started at %v finished at %v", s.At, at))
+	}
+	p.phase, p.finish, p.cond = done, at, c
+	p.next = fence.NextProbeStart(s.At, at, d.cfg.Interval)
+	d.fresh = false
+	return true
+}
+
+// Close ends the open instant: it counts the outcomes reported since Begin that are due by now
+// (those of probes started before it, then those that ended at once), makes the tick if the
+// instant is one, and tells the observers. Probes started at the instant and not reported yet
+// are under way.
+func (d *Driver) Close() {
+	if !d.open {
+		panic("drive: Close with no instant open")
+	}
+	t := d.last
+	d.open, d.fresh = false, false
+	if d.lone {
+		if d.told {
+			d.observe(t)
+		}
+		return
+	}
+	d.count(t, false)
+	d.count(t, true)
+	d.flush()
+	if isTick(t) && t > d.ticked {
+		d.tickAt(t)
+		d.flush()
+	}
+	d.observe(t)
+	for d.cp < len(d.cfg.Checkpoints) && d.cfg.Checkpoints[d.cp] <= t {
+		d.cp++
+	}
+	if t >= d.cfg.End {
+		d.ended = true
+	}
+}
+
+func (d *Driver) actionAt(t time.Duration) bool {
+	return d.act < len(d.cfg.Script) && d.cfg.Script[d.act].At <= t
+}
+
+func (d *Driver) checkpointAt(t time.Duration) bool {
+	return d.cp < len(d.cfg.Checkpoints) && d.cfg.Checkpoints[d.cp] <= t
+}
+
+// apply applies action a at instant t.
+func (d *Driver) apply(t time.Duration, a *Action) {
+	switch a.Kind {
+	case SetFault:
+		if d.cfg.Foresee != nil {
+			d.nodes[a.Node].foreseen = d.cfg.Foresee(a.Fault)
+		}
+		d.work.Faults = append(d.work.Faults, FaultChange{Node: a.Node, Fault: a.Fault})
+		d.note(faultNote(t, d.e, a.Node, a.Fault))
+	case ManagerDown:
+		p := &d.nodes[a.Node]
+		p.phase = down
+		p.seq++ // the probe under way is lost
+		d.e.SetManager(t, a.Node, false)
+	case ManagerUp:
+		if p := &d.nodes[a.Node]; p.phase == down {
+			p.phase, p.next = idle, t
+		}
+		d.e.SetManager(t, a.Node, true)
+	case SetPolicy:
+		d.e.SetPolicy(t, a.Policy)
+	case Recover:
+		d.e.Recover(t, a.Node)
+	default:
+		panic(fmt.Sprintf("drive: action of %v", a.Kind))
+	}
+}
+
+// count gives the engine, in node order, the outcomes due by t of the probes that started at t
+// (atOnce) or before it.
+func (d *Driver) count(t time.Duration, atOnce bool) {
+	for i := range d.nodes {
+		p := &d.nodes[i]
+		if p.phase != done || p.finish > t || (p.started == t) != atOnce {
+			continue
+		}
+		p.phase = idle
+		if d.cfg.Counted != nil {
+			d.cfg.Counted(t, i, p.cond)
+		}
+		if p.cond != statemap.Undefined {
+			d.e.Probe(t, i, p.cond)
+		}
+	}
+}
+
+// starts hands out the probes due at t, skipping those foreseen to change nothing.
+func (d *Driver) starts(t time.Duration) {
+	for i := range d.nodes {
+		p := &d.nodes[i]
+		if p.phase != idle || p.next > t {
+			continue
+		}
+		p.started = t
+		if d.cfg.Foresee != nil && d.skip(t, i, p) {
+			continue
+		}
+		p.phase, p.next = running, t+d.cfg.Interval
+		p.seq++
+		d.work.Starts = append(d.work.Starts, Start{Node: i, At: t, seq: p.seq})
+	}
+}
+
+// skip skips the probes of node i, starting with the one starting at t, that would change
+// nothing (fence.Engine.Steady) and finish before the next action: only an action or a tick can
+// change the engine's view of the node, and Steady bounds the ticks. The schedule jumps to the
+// first probe it does not skip, exactly where it would have started; the result is the same as
+// running the skipped probes, without their instants.
+func (d *Driver) skip(t time.Duration, i int, p *prober) bool {
+	o := p.foreseen
+	steady, until := d.e.Steady(i, o.Condition)
+	if !steady {
+		return false
+	}
+	limit := d.cfg.End // a probe finishing after the end does not matter
+	if d.act < len(d.cfg.Script) {
+		limit = d.cfg.Script[d.act].At - 1 // a probe finishing at the action's instant counts after it
+	}
+	next, ok := resumeAt(t, o.Took, d.cfg.Interval, min(limit, until))
+	if ok {
+		p.next = next
+	}
+	return ok
+}
+
+// catchUp tells the engine of the ticks before t it has not been told of: none of them decides
+// anything, but they count, and the events at t say how far each alarm counted.
+func (d *Driver) catchUp(t time.Duration) {
+	if last := tickBefore(t); last > d.ticked {
+		d.e.Ticks(last, int64((last-d.ticked)/statemap.TickInterval))
+		d.ticked = last
+	}
+}
+
+// tickAt makes the tick at t, a tick instant, with the ticks skipped since the last one made.
+func (d *Driver) tickAt(t time.Duration) {
+	d.e.Ticks(t, int64((t-d.ticked)/statemap.TickInterval))
+	d.ticked = t
+}
+
+// note tells the observers of a driver-side event the engine does not make.
+func (d *Driver) note(ev fence.Event) {
+	for _, o := range d.obs {
+		o.Event(ev)
+	}
+}
+
+// flush tells the observers of the engine's events; it reports whether there were any.
+func (d *Driver) flush() bool {
+	evs := d.e.Ready()
+	for _, ev := range evs {
+		for _, o := range d.obs {
+			o.Event(ev)
+		}
+	}
+	return len(evs) > 0
+}
+
+func (d *Driver) observe(t time.Duration) {
+	for _, o := range d.obs {
+		o.Instant(t, d.e)
+	}
+}
