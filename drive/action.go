@@ -23,6 +23,7 @@ const (
 	ManagerUp                   // the node's manager starts: a probe starts at once
 	SetPolicy                   // the cluster's policy becomes Policy
 	Recover                     // the operator returns the failed node to service
+	End                         // nothing changes: a timeline's "cluster end", at Config.End, which is what ends the run
 )
 
 func (k Kind) String() string {
@@ -37,6 +38,8 @@ func (k Kind) String() string {
 		return "policy"
 	case Recover:
 		return "recover"
+	case End:
+		return "end"
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }
@@ -44,8 +47,9 @@ func (k Kind) String() string {
 // Action is one timed step of a script: a timeline's event.
 type Action struct {
 	At     time.Duration // virtual time since the start
+	Line   int           // the line of the file that states it, for messages; 0 for none. The driver does not read it
 	Kind   Kind
-	Node   int          // index of the node in the engine's cluster order; unused by SetPolicy
+	Node   int          // index of the node in the engine's cluster order; -1 for SetPolicy and End
 	Fault  fault.Fault  // SetFault: the link's fault; the zero Fault heals it
 	Policy fence.Policy // SetPolicy
 }

@@ -71,12 +71,16 @@ type Driver struct {
 	lone   bool          // the open instant is a tick alone, already made
 	told   bool          // the lone tick decided something: the observers are told of it
 	ended  bool
+	late   int // outcomes due at the open instant, of probes started before it, for Close to count
+	once   int // outcomes due at the open instant, of probes started at it, for Close to count
 
 	fresh bool          // next, tick and due hold: nothing changed since they were worked out
 	next  time.Duration // the next instant
 	tick  time.Duration // the next tick that must be made
 	due   time.Duration // the first time a node needs the driver
-	work  Work
+
+	faults []FaultChange // the open instant's Work
+	starts []Start
 }
 
 // New returns a driver for engine e under cfg, with observers obs. The engine must be fresh
@@ -87,6 +91,9 @@ func New(e *fence.Engine, cfg Config, obs ...Observer) *Driver {
 		panic(fmt.Sprintf("drive: probe interval %v", cfg.Interval))
 	}
 	d := &Driver{e: e, cfg: cfg, obs: obs, nodes: make([]prober, e.Len())}
+	for i := range d.nodes {
+		d.nodes[i].set(idle, 0)
+	}
 	if cfg.Foresee != nil {
 		healed := cfg.Foresee(fault.Fault{})
 		for i := range d.nodes {
@@ -126,11 +133,12 @@ func (d *Driver) plan() {
 	if d.cp < len(d.cfg.Checkpoints) {
 		t = min(t, d.cfg.Checkpoints[d.cp])
 	}
-	d.due = Never
+	due := Never
 	for i := range d.nodes {
-		d.due = min(d.due, d.nodes[i].at())
+		due = min(due, d.nodes[i].at)
 	}
-	d.next = max(min(t, d.due), d.last)
+	d.due = due
+	d.next = max(min(t, due), d.last)
 	d.fresh = true
 }
 
@@ -159,14 +167,15 @@ func (d *Driver) Begin(t time.Duration) Work {
 		panic(fmt.Sprintf("drive: Begin(%v), but the next instant is %v", t, next))
 	}
 	d.open, d.fresh, d.last = true, false, t
-	d.work = Work{At: t, Faults: d.work.Faults[:0], Starts: d.work.Starts[:0]}
+	d.late, d.once = 0, 0
+	d.faults, d.starts = d.faults[:0], d.starts[:0]
 	if t == d.tick && t < d.due && t != d.cfg.End && !d.actionAt(t) && !d.checkpointAt(t) {
 		// Nothing but the tick at this instant: if it decides nothing, the observers have
 		// nothing to look at.
 		d.lone = true
 		d.tickAt(t)
 		d.told = d.flush() || d.cfg.EveryTick
-		return d.work
+		return Work{At: t}
 	}
 	d.lone = false
 	d.catchUp(t)
@@ -179,9 +188,9 @@ func (d *Driver) Begin(t time.Duration) Work {
 	if probes {
 		d.count(t, false)
 		d.flush()
-		d.starts(t)
+		d.start(t)
 	}
-	return d.work
+	return Work{At: t, Faults: d.faults, Starts: d.starts}
 }
 
 // Report gives the outcome of probe s, which finished at time at (at once: at == s.At). It
@@ -199,10 +208,25 @@ func (d *Driver) Report(s Start, at time.Duration, c statemap.Condition) bool {
 	if at < s.At {
 		panic(fmt.Sprintf("drive: a probe started at %v finished at %v", s.At, at))
 	}
-	p.phase, p.finish, p.cond = done, at, c
-	p.next = fence.NextProbeStart(s.At, at, d.cfg.Interval)
-	d.fresh = false
+	d.finished(p, at, c)
 	return true
+}
+
+// finished records that p's probe, started at p.started, ends at time at in condition c: the
+// outcome counts at instant at, or at the next instant if at has been run, and the next probe
+// starts at fence.NextProbeStart.
+func (d *Driver) finished(p *prober, at time.Duration, c statemap.Condition) {
+	p.set(done, at)
+	p.cond = c
+	p.next = fence.NextProbeStart(p.started, at, d.cfg.Interval)
+	d.fresh = false
+	if d.open && at <= d.last {
+		if p.started == d.last {
+			d.once++
+		} else {
+			d.late++
+		}
+	}
 }
 
 // Close ends the open instant: it counts the outcomes reported since Begin that are due by now
@@ -221,8 +245,12 @@ func (d *Driver) Close() {
 		}
 		return
 	}
-	d.count(t, false)
-	d.count(t, true)
+	if d.late > 0 {
+		d.count(t, false)
+	}
+	if d.once > 0 {
+		d.count(t, true)
+	}
 	d.flush()
 	if isTick(t) && t > d.ticked {
 		d.tickAt(t)
@@ -252,59 +280,85 @@ func (d *Driver) apply(t time.Duration, a *Action) {
 		if d.cfg.Foresee != nil {
 			d.nodes[a.Node].foreseen = d.cfg.Foresee(a.Fault)
 		}
-		d.work.Faults = append(d.work.Faults, FaultChange{Node: a.Node, Fault: a.Fault})
-		d.note(faultNote(t, d.e, a.Node, a.Fault))
+		d.faults = append(d.faults, FaultChange{Node: a.Node, Fault: a.Fault})
+		if len(d.obs) > 0 {
+			d.note(faultNote(t, d.e, a.Node, a.Fault))
+		}
 	case ManagerDown:
 		p := &d.nodes[a.Node]
-		p.phase = down
+		p.set(down, 0)
 		p.seq++ // the probe under way is lost
 		d.e.SetManager(t, a.Node, false)
 	case ManagerUp:
 		if p := &d.nodes[a.Node]; p.phase == down {
-			p.phase, p.next = idle, t
+			p.set(idle, t)
 		}
 		d.e.SetManager(t, a.Node, true)
 	case SetPolicy:
 		d.e.SetPolicy(t, a.Policy)
 	case Recover:
 		d.e.Recover(t, a.Node)
+	case End:
 	default:
 		panic(fmt.Sprintf("drive: action of %v", a.Kind))
 	}
 }
 
 // count gives the engine, in node order, the outcomes due by t of the probes that started at t
-// (atOnce) or before it.
+// (atOnce) or before it. Those it leaves to a later pass of the instant, it counts in d.once.
 func (d *Driver) count(t time.Duration, atOnce bool) {
 	for i := range d.nodes {
 		p := &d.nodes[i]
-		if p.phase != done || p.finish > t || (p.started == t) != atOnce {
+		if p.phase != done || p.finish > t {
 			continue
 		}
-		p.phase = idle
-		if d.cfg.Counted != nil {
-			d.cfg.Counted(t, i, p.cond)
+		if (p.started == t) != atOnce {
+			if !atOnce {
+				d.once++ // an outcome of a probe started at an earlier instant at this same time (live)
+			}
+			continue
 		}
-		if p.cond != statemap.Undefined {
-			d.e.Probe(t, i, p.cond)
-		}
+		p.set(idle, p.next)
+		d.counted(t, i, p.cond)
 	}
 }
 
-// starts hands out the probes due at t, skipping those foreseen to change nothing.
-func (d *Driver) starts(t time.Duration) {
+// counted gives node i's probe outcome c to the engine at instant t.
+func (d *Driver) counted(t time.Duration, i int, c statemap.Condition) {
+	if d.cfg.Counted != nil {
+		d.cfg.Counted(t, i, c)
+	}
+	if c != statemap.Undefined {
+		d.e.Probe(t, i, c)
+	}
+}
+
+// start hands out the probes due at t, skipping those foreseen to change nothing.
+func (d *Driver) start(t time.Duration) {
 	for i := range d.nodes {
 		p := &d.nodes[i]
 		if p.phase != idle || p.next > t {
 			continue
 		}
-		p.started = t
-		if d.cfg.Foresee != nil && d.skip(t, i, p) {
+		if d.cfg.Foresee != nil {
+			if d.skip(t, i, p) {
+				continue
+			}
+			// The driver runs the probe itself, in virtual time: it ends as foreseen.
+			p.started = t
+			p.seq++
+			if o := p.foreseen; o.Took > 0 {
+				d.finished(p, t+o.Took, o.Condition)
+			} else {
+				p.set(idle, t+d.cfg.Interval) // fence.NextProbeStart(t, t, Interval)
+				d.counted(t, i, o.Condition)
+			}
 			continue
 		}
-		p.phase, p.next = running, t+d.cfg.Interval
+		p.started = t
+		p.set(running, 0)
 		p.seq++
-		d.work.Starts = append(d.work.Starts, Start{Node: i, At: t, seq: p.seq})
+		d.starts = append(d.starts, Start{Node: i, At: t, seq: p.seq})
 	}
 }
 
@@ -325,7 +379,7 @@ func (d *Driver) skip(t time.Duration, i int, p *prober) bool {
 	}
 	next, ok := resumeAt(t, o.Took, d.cfg.Interval, min(limit, until))
 	if ok {
-		p.next = next
+		p.set(idle, next)
 	}
 	return ok
 }

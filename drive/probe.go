@@ -18,8 +18,9 @@ const (
 	down                 // the manager is down: no probes
 )
 
-// prober is one node's probe schedule.
+// prober is one node's probe schedule. Change its phase with set, which keeps at.
 type prober struct {
+	at       time.Duration // when the node next needs the driver: next when idle, finish when done, else Never
 	phase    phase
 	seq      uint64             // the number of the probe under way: bumped by each start and when the manager stops, so a late outcome is known for stale
 	started  time.Duration      // the last probe's start
@@ -29,15 +30,18 @@ type prober struct {
 	foreseen Outcome            // what a probe started now would end in (Config.Foresee)
 }
 
-// at is when the node next needs the driver: its next start, its outcome's count, or never.
-func (p *prober) at() time.Duration {
-	switch p.phase {
+// set puts the probe schedule in phase ph, with the time that phase waits for: the next start
+// when idle, the outcome's count when done; ignored otherwise.
+func (p *prober) set(ph phase, at time.Duration) {
+	p.phase = ph
+	switch ph {
 	case idle:
-		return p.next
+		p.next, p.at = at, at
 	case done:
-		return p.finish
+		p.finish, p.at = at, at
+	default:
+		p.at = fence.Never
 	}
-	return fence.Never
 }
 
 // Start is a probe the adapter must start: node Node's, at instant At. Hand it back to Report

@@ -42,12 +42,10 @@ func ReplayContext(ctx context.Context, tl *Timeline, m *statemap.Map, obs ...Ob
 // runner is the simulator's adapter around the driver: a virtual clock that jumps to the
 // driver's next instant, and the fault model that says what each probe ends in.
 type runner struct {
-	ctx     context.Context
-	steps   uint // instants run, to look at ctx now and then
-	e       *fence.Engine
-	d       *drive.Driver
-	timeout time.Duration
-	outcome []Outcome // per node: what a probe started now ends in
+	ctx   context.Context
+	steps uint // instants run, to look at ctx now and then
+	e     *fence.Engine
+	d     *drive.Driver
 }
 
 func newRunner(ctx context.Context, tl *Timeline, m *statemap.Map, obs []Observer) *runner {
@@ -62,16 +60,12 @@ func newRunner(ctx context.Context, tl *Timeline, m *statemap.Map, obs []Observe
 	timeout := tl.Timeout
 	d := drive.New(e, drive.Config{
 		Interval:    tl.Interval,
-		Script:      Actions(tl),
+		Script:      tl.Events,
 		Checkpoints: cps,
 		End:         tl.End,
 		Foresee:     func(f fault.Fault) Outcome { return Predict(f, timeout) },
 	}, obs...)
-	r := &runner{ctx: ctx, e: e, d: d, timeout: timeout, outcome: make([]Outcome, len(tl.Nodes))}
-	for i := range r.outcome {
-		r.outcome[i] = Outcome{Condition: statemap.OK}
-	}
-	return r
+	return &runner{ctx: ctx, e: e, d: d}
 }
 
 func (r *runner) run() error {
@@ -85,14 +79,7 @@ func (r *runner) run() error {
 			}
 		}
 		t := r.d.Next()
-		w := r.d.Begin(t)
-		for _, f := range w.Faults {
-			r.outcome[f.Node] = Predict(f.Fault, r.timeout)
-		}
-		for _, s := range w.Starts {
-			o := r.outcome[s.Node]
-			r.d.Report(s, t+o.Took, o.Condition)
-		}
+		r.d.Begin(t) // the driver foresees every probe: there is none to start or report
 		r.d.Close()
 	}
 	return nil

@@ -57,28 +57,22 @@ type Timeline struct {
 	Expects      []Expect
 }
 
-// EventKind is what a timeline event does.
-type EventKind uint8
+// EventKind is what a timeline event does: one of the driver's kinds of action.
+type EventKind = drive.Kind
 
 // The timeline's event kinds.
 const (
-	SetFault EventKind = iota + 1
-	ManagerDown
-	ManagerUp
-	SetPolicy
-	Recover
-	End
+	SetFault    = drive.SetFault
+	ManagerDown = drive.ManagerDown
+	ManagerUp   = drive.ManagerUp
+	SetPolicy   = drive.SetPolicy
+	Recover     = drive.Recover
+	End         = drive.End
 )
 
-// Event is one timed statement of a timeline.
-type Event struct {
-	At     time.Duration
-	Line   int
-	Kind   EventKind
-	Node   int // index into Timeline.Nodes; -1 for cluster events
-	Fault  fault.Fault
-	Policy fence.Policy
-}
+// Event is one timed statement of a timeline: an action of the driver's script, with the line
+// that states it. A timeline's events are the script its replay plays, as they are.
+type Event = drive.Action
 
 var nodeName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]*$`)
 
