@@ -13,6 +13,7 @@ import (
 
 	"github.com/benbjohnson/clock"
 
+	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
@@ -62,8 +63,16 @@ func settle(r *Runtime, done <-chan error) (time.Duration, bool) {
 	}
 }
 
-// drive runs r on mock until Run returns, moving the clock straight to each due time.
-func drive(t *testing.T, r *Runtime, mock *clock.Mock) {
+// edit is something a test does from outside the runtime at virtual time at, while the runtime
+// waits: an operator editing a file.
+type edit struct {
+	at time.Duration
+	do func()
+}
+
+// runMock runs r on mock until Run returns, moving the clock straight to each due time, and
+// stopping at each edit's time to make it.
+func runMock(t *testing.T, r *Runtime, mock *clock.Mock, edits ...edit) {
 	t.Helper()
 	done := make(chan error)
 	var runErr error
@@ -72,6 +81,15 @@ func drive(t *testing.T, r *Runtime, mock *clock.Mock) {
 		next, ok := settle(r, done)
 		if !ok {
 			break
+		}
+		if len(edits) > 0 && edits[0].at <= next {
+			if d := time.Duration(float64(edits[0].at)/r.speed) - r.clk.Since(r.t0); d > 0 {
+				mock.Add(d)
+				continue
+			}
+			edits[0].do()
+			edits = edits[1:]
+			continue
 		}
 		d := r.realUntil(next)
 		if d <= 0 {
@@ -104,14 +122,12 @@ func liveLines(t *testing.T, tl *sim.Timeline, smPath string) (string, []string)
 	mock := clock.NewMock()
 	r, err := New(Config{
 		Nodes: nodes, Statemap: smPath, Policy: tl.Policy, Interval: tl.Interval, Clock: mock,
-		Observers: []sim.Observer{printer, report},
-		Actions:   Script(tl, func(i int, f fault.Fault) { probers[i].set(f) }),
-		End:       tl.End, ReloadEvery: time.Hour,
-	})
+		Observers: []drive.Observer{printer, report}, ReloadEvery: time.Hour,
+	}, TimelineScript(tl, func(i int, f fault.Fault) { probers[i].set(f) }))
 	if err != nil {
 		t.Fatal(err)
 	}
-	drive(t, r, mock)
+	runMock(t, r, mock)
 	printer.Summary(tl.File, report, nil)
 	return out.String(), report.Verdict()
 }
