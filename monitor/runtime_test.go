@@ -54,6 +54,11 @@ func (r *Runtime) sync(done <-chan error) (time.Duration, bool) {
 func settle(r *Runtime, done <-chan error) (time.Duration, bool) {
 	for {
 		for r.inflight.Load() > 0 {
+			select {
+			case <-done: // Run returned with a result it never took
+				return 0, false
+			default:
+			}
 			runtime.Gosched()
 		}
 		next, ok := r.sync(done)
@@ -74,6 +79,13 @@ type edit struct {
 // stopping at each edit's time to make it.
 func runMock(t *testing.T, r *Runtime, mock *clock.Mock, edits ...edit) {
 	t.Helper()
+	if err := playMock(r, mock, edits...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// playMock is runMock for any goroutine: it returns Run's error.
+func playMock(r *Runtime, mock *clock.Mock, edits ...edit) error {
 	done := make(chan error)
 	var runErr error
 	go func() { runErr = r.Run(context.Background()); close(done) }()
@@ -97,9 +109,7 @@ func runMock(t *testing.T, r *Runtime, mock *clock.Mock, edits ...edit) {
 		}
 		mock.Add(d)
 	}
-	if runErr != nil {
-		t.Fatal(runErr)
-	}
+	return runErr
 }
 
 // liveLines runs the timeline through the runtime on a mock clock with predicted probers and
