@@ -58,10 +58,11 @@ type Work struct {
 // Driver schedules the instants of one run of an engine. Its zero value is not usable: call
 // New. It is not safe for concurrent use: one goroutine drives it.
 type Driver struct {
-	e     *fence.Engine
-	cfg   Config
-	obs   []Observer
-	nodes []prober
+	e       *fence.Engine
+	nodes   []prober
+	foresee bool // cfg.Foresee != nil
+	cfg     Config
+	obs     []Observer
 
 	act    int           // the next action of the script
 	cp     int           // the next checkpoint
@@ -90,7 +91,7 @@ func New(e *fence.Engine, cfg Config, obs ...Observer) *Driver {
 	if cfg.Interval <= 0 {
 		panic(fmt.Sprintf("drive: probe interval %v", cfg.Interval))
 	}
-	d := &Driver{e: e, cfg: cfg, obs: obs, nodes: make([]prober, e.Len())}
+	d := &Driver{e: e, cfg: cfg, obs: obs, nodes: make([]prober, e.Len()), foresee: cfg.Foresee != nil}
 	for i := range d.nodes {
 		d.nodes[i].set(idle, 0)
 	}
@@ -277,7 +278,7 @@ func (d *Driver) checkpointAt(t time.Duration) bool {
 func (d *Driver) apply(t time.Duration, a *Action) {
 	switch a.Kind {
 	case SetFault:
-		if d.cfg.Foresee != nil {
+		if d.foresee {
 			d.nodes[a.Node].foreseen = d.cfg.Foresee(a.Fault)
 		}
 		d.faults = append(d.faults, FaultChange{Node: a.Node, Fault: a.Fault})
@@ -309,7 +310,7 @@ func (d *Driver) apply(t time.Duration, a *Action) {
 func (d *Driver) count(t time.Duration, atOnce bool) {
 	for i := range d.nodes {
 		p := &d.nodes[i]
-		if p.phase != done || p.finish > t {
+		if p.at > t || p.phase != done {
 			continue
 		}
 		if (p.started == t) != atOnce {
@@ -337,10 +338,10 @@ func (d *Driver) counted(t time.Duration, i int, c statemap.Condition) {
 func (d *Driver) start(t time.Duration) {
 	for i := range d.nodes {
 		p := &d.nodes[i]
-		if p.phase != idle || p.next > t {
+		if p.at > t || p.phase != idle {
 			continue
 		}
-		if d.cfg.Foresee != nil {
+		if d.foresee {
 			if d.skip(t, i, p) {
 				continue
 			}
