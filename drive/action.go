@@ -26,6 +26,7 @@ const (
 	End                         // nothing changes: a timeline's "cluster end", at Config.End, which is what ends the run
 )
 
+// String is the kind's name, for messages.
 func (k Kind) String() string {
 	switch k {
 	case SetFault:

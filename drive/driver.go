@@ -30,10 +30,12 @@ type Config struct {
 	End time.Duration
 	// Foresee, when not nil, is the fault model: the outcome of any probe started while the
 	// node's link has fault f (a node starts with the zero Fault, healed). With it the driver
-	// knows every probe's outcome up to the next action, and does not hand out a probe that
-	// would change nothing (fence.Engine.Steady) and finish before the next action: the
-	// schedule jumps to the first probe it does hand out, exactly where that would have started.
-	// Nil in a live run: real probes cannot be foreseen and must all run.
+	// knows every probe's outcome when it starts and runs the probes itself, in virtual time:
+	// each ends as foreseen, Took after its start, exactly as if the adapter had reported it,
+	// and none is handed out. And it does not run a probe that would change nothing
+	// (fence.Engine.Steady) and finish before the next action: the schedule jumps to the first
+	// probe it does run, exactly where that would have started. Nil in a live run: real probes
+	// cannot be foreseen, and must all run.
 	Foresee func(f fault.Fault) Outcome
 	// EveryTick makes every timekeeper tick one by one and tells the observers of each, even one
 	// that decides nothing (the live runtime: its metrics and report follow the alarms' counts
@@ -48,7 +50,7 @@ type Config struct {
 }
 
 // Work is what an instant asks of the adapter, in this order: make each fault real, then start
-// each probe. Its slices are the driver's, reused by the next Begin.
+// each probe (none with Config.Foresee). Its slices are the driver's, reused by the next Begin.
 type Work struct {
 	At     time.Duration
 	Faults []FaultChange // in script order
