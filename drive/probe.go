@@ -59,3 +59,100 @@ type FaultChange struct {
 	Node  int
 	Fault fault.Fault
 }
+
+// count gives the engine, in node order, the outcomes due by t of the probes that started at t
+// (atOnce) or before it. Those it leaves to a later pass of the instant, it counts in d.once.
+func (d *Driver) count(t time.Duration, atOnce bool) {
+	for i := range d.nodes {
+		p := &d.nodes[i]
+		if p.at > t || p.phase != done {
+			continue
+		}
+		if (p.started == t) != atOnce {
+			if !atOnce {
+				d.once++ // an outcome of a probe started at an earlier instant at this same time (live)
+			}
+			continue
+		}
+		p.set(idle, p.next)
+		d.counted(t, i, p.cond)
+	}
+}
+
+// counted gives node i's probe outcome c to the engine at instant t.
+func (d *Driver) counted(t time.Duration, i int, c statemap.Condition) {
+	if d.cfg.Counted != nil {
+		d.cfg.Counted(t, i, c)
+	}
+	if c != statemap.Undefined {
+		d.e.Probe(t, i, c)
+	}
+}
+
+// start hands out the probes due at t, skipping those foreseen to change nothing.
+func (d *Driver) start(t time.Duration) {
+	for i := range d.nodes {
+		p := &d.nodes[i]
+		if p.at > t || p.phase != idle {
+			continue
+		}
+		if d.foresee {
+			if d.skip(t, i, p) {
+				continue
+			}
+			// The driver runs the probe itself, in virtual time: it ends as foreseen.
+			p.started = t
+			p.seq++
+			if o := p.foreseen; o.Took > 0 {
+				d.finished(p, t+o.Took, o.Condition)
+			} else {
+				p.set(idle, t+d.cfg.Interval) // fence.NextProbeStart(t, t, Interval)
+				d.counted(t, i, o.Condition)
+			}
+			continue
+		}
+		p.started = t
+		p.set(running, 0)
+		p.seq++
+		d.starts = append(d.starts, Start{Node: i, At: t, seq: p.seq})
+	}
+}
+
+// skip skips the probes of node i, starting with the one starting at t, that would change
+// nothing (fence.Engine.Steady) and finish before the next action: only an action or a tick can
+// change the engine's view of the node, and Steady bounds the ticks. The schedule jumps to the
+// first probe it does not skip, exactly where it would have started; the result is the same as
+// running the skipped probes, without their instants.
+func (d *Driver) skip(t time.Duration, i int, p *prober) bool {
+	o := p.foreseen
+	steady, until := d.e.Steady(i, o.Condition)
+	if !steady {
+		return false
+	}
+	limit := d.cfg.End // a probe finishing after the end does not matter
+	if d.act < len(d.cfg.Script) {
+		limit = d.cfg.Script[d.act].At - 1 // a probe finishing at the action's instant counts after it
+	}
+	next, ok := resumeAt(t, o.Took, d.cfg.Interval, min(limit, until))
+	if ok {
+		p.set(idle, next)
+	}
+	return ok
+}
+
+// finished records that p's probe, started at p.started, ends at time at in condition c: the
+// outcome counts at instant at, or at the next instant if at has been run, and the next probe
+// starts at fence.NextProbeStart.
+func (d *Driver) finished(p *prober, at time.Duration, c statemap.Condition) {
+	p.set(done, at)
+	p.cond = c
+	p.next = fence.NextProbeStart(p.started, at, d.cfg.Interval)
+	d.fresh = false
+	if d.open && at <= d.last {
+		if p.started == d.last {
+			d.once++
+		} else {
+			d.late++
+		}
+	}
+}
