@@ -67,6 +67,7 @@ type Driver struct {
 	obs     []Observer
 
 	act    int           // the next action of the script
+	acted  time.Duration // its time; Never when the script is done
 	cp     int           // the next checkpoint
 	last   time.Duration // the last instant begun; 0 before any
 	ticked time.Duration // the last tick the engine has been told of, made or accounted for; 0 before any
@@ -77,10 +78,11 @@ type Driver struct {
 	late   int // outcomes due at the open instant, of probes started before it, for Close to count
 	once   int // outcomes due at the open instant, of probes started at it, for Close to count
 
-	fresh bool          // next, tick and due hold: nothing changed since they were worked out
-	next  time.Duration // the next instant
-	tick  time.Duration // the next tick that must be made
-	due   time.Duration // the first time a node needs the driver
+	fresh  bool          // next, tick and due hold: nothing changed since they were worked out
+	next   time.Duration // the next instant
+	tick   time.Duration // the next tick that must be made
+	due    time.Duration // the first time a node needs the driver: a probe to start, or an outcome to count
+	counts time.Duration // the first time an outcome counts
 
 	faults []FaultChange // the open instant's Work
 	starts []Start
@@ -97,6 +99,8 @@ func New(e *fence.Engine, cfg Config, obs ...Observer) *Driver {
 	for i := range d.nodes {
 		d.nodes[i].set(idle, 0)
 	}
+	d.act = -1
+	d.advance()
 	if cfg.Foresee != nil {
 		healed := cfg.Foresee(fault.Fault{})
 		for i := range d.nodes {
@@ -138,8 +142,6 @@ func (d *Driver) Begin(t time.Duration) Work {
 		panic(fmt.Sprintf("drive: Begin(%v), but the next instant is %v", t, next))
 	}
 	d.open, d.fresh, d.last = true, false, t
-	d.late, d.once = 0, 0
-	d.faults, d.starts = d.faults[:0], d.starts[:0]
 	if t == d.tick && t < d.due && t != d.cfg.End && !d.actionAt(t) && !d.checkpointAt(t) {
 		// Nothing but the tick at this instant: if it decides nothing, the observers have
 		// nothing to look at.
@@ -149,16 +151,21 @@ func (d *Driver) Begin(t time.Duration) Work {
 		return Work{At: t}
 	}
 	d.lone = false
+	d.late, d.once = 0, 0
+	d.faults, d.starts = d.faults[:0], d.starts[:0]
 	d.catchUp(t)
-	probes := d.due <= t
-	for ; d.act < len(d.cfg.Script) && d.cfg.Script[d.act].At <= t; d.act++ {
+	starts := d.due <= t // an outcome that counts now may start the node's next probe now
+	for d.acted <= t {
 		d.apply(t, &d.cfg.Script[d.act])
 		d.flush()
-		probes = true // a manager that comes up starts a probe
+		d.advance()
+		starts = true // a manager that comes up starts a probe
 	}
-	if probes {
+	if d.counts <= t {
 		d.count(t, false)
 		d.flush()
+	}
+	if starts {
 		d.start(t)
 	}
 	return Work{At: t, Faults: d.faults, Starts: d.starts}

@@ -12,17 +12,17 @@ import (
 func (d *Driver) plan() {
 	d.tick = d.nextTick()
 	t := min(d.tick, d.cfg.End)
-	if d.act < len(d.cfg.Script) {
-		t = min(t, d.cfg.Script[d.act].At)
-	}
+	t = min(t, d.acted)
 	if d.cp < len(d.cfg.Checkpoints) {
 		t = min(t, d.cfg.Checkpoints[d.cp])
 	}
-	due := Never
+	starts, counts := Never, Never
 	for i := range d.nodes {
-		due = min(due, d.nodes[i].at)
+		p := &d.nodes[i]
+		starts, counts = min(starts, p.startAt), min(counts, p.countAt)
 	}
-	d.due = due
+	due := min(starts, counts)
+	d.due, d.counts = due, counts
 	d.next = max(min(t, due), d.last)
 	d.fresh = true
 }
@@ -41,7 +41,16 @@ func (d *Driver) nextTick() time.Duration {
 }
 
 func (d *Driver) actionAt(t time.Duration) bool {
-	return d.act < len(d.cfg.Script) && d.cfg.Script[d.act].At <= t
+	return d.acted <= t
+}
+
+// advance moves on to the script's next action.
+func (d *Driver) advance() {
+	d.act++
+	d.acted = Never
+	if d.act < len(d.cfg.Script) {
+		d.acted = d.cfg.Script[d.act].At
+	}
 }
 
 func (d *Driver) checkpointAt(t time.Duration) bool {

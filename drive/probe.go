@@ -18,14 +18,15 @@ const (
 	down                 // the manager is down: no probes
 )
 
-// prober is one node's probe schedule. Change its phase with set, which keeps at.
+// prober is one node's probe schedule. Change its phase with set, which keeps startAt and
+// countAt.
 type prober struct {
-	at       time.Duration // when the node next needs the driver: next when idle, finish when done, else Never
+	startAt  time.Duration // idle: when the next probe starts; Never in any other phase
+	countAt  time.Duration // done: when the outcome counts; Never in any other phase
 	phase    phase
 	seq      uint64             // the number of the probe under way: bumped by each start and when the manager stops, so a late outcome is known for stale
 	started  time.Duration      // the last probe's start
-	next     time.Duration      // idle: when the next probe may start
-	finish   time.Duration      // done: when its outcome counts
+	next     time.Duration      // done: when the next probe starts once the outcome has counted
 	cond     statemap.Condition // done: its outcome
 	foreseen Outcome            // what a probe started now would end in (Config.Foresee)
 }
@@ -34,13 +35,12 @@ type prober struct {
 // when idle, the outcome's count when done; ignored otherwise.
 func (p *prober) set(ph phase, at time.Duration) {
 	p.phase = ph
+	p.startAt, p.countAt = Never, Never
 	switch ph {
 	case idle:
-		p.next, p.at = at, at
+		p.startAt = at
 	case done:
-		p.finish, p.at = at, at
-	default:
-		p.at = fence.Never
+		p.countAt = at
 	}
 }
 
@@ -65,7 +65,7 @@ type FaultChange struct {
 func (d *Driver) count(t time.Duration, atOnce bool) {
 	for i := range d.nodes {
 		p := &d.nodes[i]
-		if p.at > t || p.phase != done {
+		if p.countAt > t {
 			continue
 		}
 		if (p.started == t) != atOnce {
@@ -93,7 +93,7 @@ func (d *Driver) counted(t time.Duration, i int, c statemap.Condition) {
 func (d *Driver) start(t time.Duration) {
 	for i := range d.nodes {
 		p := &d.nodes[i]
-		if p.at > t || p.phase != idle {
+		if p.startAt > t {
 			continue
 		}
 		if d.foresee {
@@ -130,8 +130,8 @@ func (d *Driver) skip(t time.Duration, i int, p *prober) bool {
 		return false
 	}
 	limit := d.cfg.End // a probe finishing after the end does not matter
-	if d.act < len(d.cfg.Script) {
-		limit = d.cfg.Script[d.act].At - 1 // a probe finishing at the action's instant counts after it
+	if d.acted != Never {
+		limit = d.acted - 1 // a probe finishing at the action's instant counts after it
 	}
 	next, ok := resumeAt(t, o.Took, d.cfg.Interval, min(limit, until))
 	if ok {
