@@ -65,9 +65,7 @@ func (d *Driver) apply(t time.Duration, a *Action) {
 			d.nodes[a.Node].foreseen = d.cfg.Foresee(a.Fault)
 		}
 		d.faults = append(d.faults, FaultChange{Node: a.Node, Fault: a.Fault})
-		if len(d.obs) > 0 {
-			d.note(faultNote(t, d.e, a.Node, a.Fault))
-		}
+		d.noteFault(t, a.Node, a.Fault)
 	case ManagerDown:
 		p := &d.nodes[a.Node]
 		p.set(down, 0)
@@ -101,13 +99,6 @@ func (d *Driver) catchUp(t time.Duration) {
 func (d *Driver) tickAt(t time.Duration) {
 	d.e.Ticks(t, int64((t-d.ticked)/statemap.TickInterval))
 	d.ticked = t
-}
-
-// note tells the observers of a driver-side event the engine does not make.
-func (d *Driver) note(ev fence.Event) {
-	for _, o := range d.obs {
-		o.Event(ev)
-	}
 }
 
 // flush tells the observers of the engine's events; it reports whether there were any.
