@@ -39,7 +39,7 @@ type LiveConfig struct {
 // first that cannot, with its line.
 func WireOnly(tl *sim.Timeline) error {
 	for _, ev := range tl.Events {
-		if ev.Kind == sim.SetFault && !ev.Fault.Kind.Wire() {
+		if ev.Kind == drive.SetFault && !ev.Fault.Kind.Wire() {
 			return &statemap.ParseError{File: tl.File, Line: ev.Line,
 				Err: fmt.Errorf("fault %q exists only in the simulator: a proxy cannot make it on a socket", ev.Fault)}
 		}
