@@ -121,6 +121,13 @@ func wireOnly(tl *sim.Timeline) []string {
 	return dropped
 }
 
+// simulate replays tl in the simulator and returns its decisions.
+func simulate(tl *sim.Timeline, m *statemap.Map) []Decision {
+	rec := &Recorder{Names: tl.Names()}
+	sim.Replay(tl, m, rec)
+	return rec.Decisions
+}
+
 func shift(ds []Decision, by time.Duration) []Decision {
 	out := make([]Decision, len(ds))
 	for i, d := range ds {
@@ -176,11 +183,11 @@ func conformIncident(t *testing.T, dsn, f string) {
 		wireOnly(full)
 	}
 	cut := trim(tl)
-	want := Simulate(full, m)
-	if got := shift(Simulate(tl, m), cut); fmt.Sprint(got) != fmt.Sprint(want) {
+	want := simulate(full, m)
+	if got := shift(simulate(tl, m), cut); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("trimming by %v changed the simulated decisions:\nfull    %v\ntrimmed %v", cut, want, got)
 	}
-	simulated := Simulate(tl, m)
+	simulated := simulate(tl, m)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(float64(tl.End)/DefaultSpeed)+time.Minute)
 	defer cancel()
 	start := time.Now()

@@ -8,9 +8,14 @@
 // and the raw error the driver hides behind ErrInvalidConn, and every outcome is classified into
 // one of the statemap's condition names, phase by phase (see Classify).
 //
-// The runtime is the live twin of sim.Replay: one probe loop per node at the checker's
-// interval (the next probe starts at fence.NextProbeStart), the timekeeper every 10 s, fencing
-// only while a coordinator is up, the cluster policy, and the statemap override re-read when
-// its file changes. Its time is the engine's virtual time: real time since the start, times
-// Speed, so a run at speed 10 prints the same clock as the simulator.
+// The runtime is the live adapter around package drive, the scheduler sim.Replay runs on too:
+// the driver decides every instant (the probe schedule, the timekeeper every 10 s, manager
+// outages, a script's timed actions) and the runtime only makes it real: a clock's timer wakes
+// it at the driver's next instant, each probe the driver hands out runs on a goroutine of its
+// own and reports its result when it ends, and a probe that ends within 20 ms of real time
+// counts at its start, before that instant's tick, as the simulator's refused or reset probes
+// do. Unlike the simulator it foresees no probe (every real probe runs) and makes every tick.
+// The statemap override is re-read when its file changes. Its time is the engine's virtual
+// time: real time since the start, times Speed, so a run at speed 10 prints the same clock as
+// the simulator.
 package monitor

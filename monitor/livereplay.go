@@ -8,6 +8,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/rs/zerolog"
 
+	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/proxy"
@@ -31,14 +32,14 @@ type LiveConfig struct {
 	// Query is the probe's query; "" means DefaultQuery.
 	Query     string
 	Log       zerolog.Logger
-	Observers []sim.Observer // told the live events, in the timeline's virtual time
+	Observers []drive.Observer // told the live events, in the timeline's virtual time
 }
 
 // WireOnly checks that every fault of tl can be made real by a proxy; the error names the
 // first that cannot, with its line.
 func WireOnly(tl *sim.Timeline) error {
 	for _, ev := range tl.Events {
-		if ev.Kind == sim.SetFault && !ev.Fault.Kind.Wire() {
+		if ev.Kind == drive.SetFault && !ev.Fault.Kind.Wire() {
 			return &statemap.ParseError{File: tl.File, Line: ev.Line,
 				Err: fmt.Errorf("fault %q exists only in the simulator: a proxy cannot make it on a socket", ev.Fault)}
 		}
@@ -94,9 +95,9 @@ func LiveReplay(ctx context.Context, cfg LiveConfig) ([]Decision, error) {
 		}
 	}
 	rec := &Recorder{Names: tl.Names()}
-	obs := append([]sim.Observer{rec}, cfg.Observers...)
+	obs := append([]drive.Observer{rec}, cfg.Observers...)
 	rt, err := New(Config{Nodes: nodes, Map: cfg.Map, Policy: tl.Policy, Interval: tl.Interval, Speed: speed,
-		Log: cfg.Log, Observers: obs, Actions: Script(tl, inject), Checkpoints: Checkpoints(tl), End: tl.End})
+		Log: cfg.Log, Observers: obs}, TimelineScript(tl, inject))
 	if err != nil {
 		return nil, err
 	}
@@ -135,10 +136,10 @@ type Recorder struct {
 	Decisions []Decision
 }
 
-// Instant implements sim.Observer.
+// Instant implements drive.Observer.
 func (r *Recorder) Instant(time.Duration, *fence.Engine) {}
 
-// Event implements sim.Observer.
+// Event implements drive.Observer.
 func (r *Recorder) Event(ev fence.Event) {
 	switch ev := ev.(type) {
 	case *fence.Failover:
@@ -179,11 +180,4 @@ func Compare(start time.Time, simulated, live []Decision) ([]string, bool) {
 		out = append(out, "agree   no failover and no failed node")
 	}
 	return out, ok
-}
-
-// Simulate replays tl in the simulator and returns its decisions.
-func Simulate(tl *sim.Timeline, m *statemap.Map, obs ...sim.Observer) []Decision {
-	rec := &Recorder{Names: tl.Names()}
-	sim.Replay(tl, m, append([]sim.Observer{rec}, obs...)...)
-	return rec.Decisions
 }

@@ -102,7 +102,7 @@ func (m *Metrics) Probed(i int, c statemap.Condition) {
 	m.mu.Unlock()
 }
 
-// Event implements sim.Observer.
+// Event implements drive.Observer.
 func (m *Metrics) Event(ev fence.Event) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -123,7 +123,7 @@ func (m *Metrics) Event(ev fence.Event) {
 	}
 }
 
-// Instant implements sim.Observer: it copies roles and alarms from the engine.
+// Instant implements drive.Observer: it copies roles and alarms from the engine.
 func (m *Metrics) Instant(_ time.Duration, e *fence.Engine) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/sim"
@@ -212,13 +213,13 @@ func TestMetrics(t *testing.T) {
 	var getErr error
 	mid := &atInstant{at: 45 * time.Second, fn: func() { body, getErr = get(srv.URL + "/metrics") }}
 	mock := clock.NewMock()
-	r, err := New(Config{Nodes: ns, Clock: mock, Observers: []sim.Observer{m, mid}, End: tl.End,
-		OnProbe: func(_ time.Duration, i int, res Result) { m.Probed(i, res.Condition) },
-		Actions: Script(tl, func(i int, f fault.Fault) { probers[i].set(f) })})
+	r, err := New(Config{Nodes: ns, Clock: mock, Observers: []drive.Observer{m, mid},
+		OnProbe: func(_ time.Duration, i int, res Result) { m.Probed(i, res.Condition) }},
+		TimelineScript(tl, func(i int, f fault.Fault) { probers[i].set(f) }))
 	if err != nil {
 		t.Fatal(err)
 	}
-	drive(t, r, mock)
+	runMock(t, r, mock)
 	if !mid.done {
 		t.Fatal("no scrape at 00:00:45")
 	}

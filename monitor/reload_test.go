@@ -12,6 +12,7 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/rs/zerolog"
 
+	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/sim"
@@ -61,22 +62,21 @@ func TestStatemapReload(t *testing.T) {
 		Statemap:  path,
 		Clock:     mock,
 		Log:       zerolog.New(&logs),
-		Observers: []sim.Observer{printer},
-		Actions: []Action{
-			{At: 5 * time.Second, Do: func(Control) {
-				write("mysql_error.state=stopped\nmysql_error.threshold=zero\nmysql_error.action=fail\n", base.Add(time.Minute))
-			}},
-			{At: 11 * time.Second, Do: func(Control) {
-				write("mysql_error.state=stopped\nmysql_error.threshold=0\nmysql_error.action=fail\n", base.Add(2*time.Minute))
-			}},
-			{At: 14 * time.Second, Do: func(Control) { db1.set(fault.Fault{Kind: fault.Error, Code: 1130}) }},
-		},
-		End: 20 * time.Second,
+		Observers: []drive.Observer{printer},
+	}, Script{
+		Actions: []drive.Action{{At: 14 * time.Second, Kind: drive.SetFault, Node: 0, Fault: fault.Fault{Kind: fault.Error, Code: 1130}}},
+		Inject:  func(int, fault.Fault) { db1.set(fault.Fault{Kind: fault.Error, Code: 1130}) },
+		End:     20 * time.Second,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	drive(t, r, mock)
+	// The edits come from outside, as an operator's do, while the runtime waits.
+	runMock(t, r, mock, edit{5 * time.Second, func() {
+		write("mysql_error.state=stopped\nmysql_error.threshold=zero\nmysql_error.action=fail\n", base.Add(time.Minute))
+	}}, edit{11 * time.Second, func() {
+		write("mysql_error.state=stopped\nmysql_error.threshold=0\nmysql_error.action=fail\n", base.Add(2*time.Minute))
+	}})
 	tl := &sim.Timeline{Nodes: []fence.NodeConfig{{Name: "db1", Role: fence.Master}, {Name: "db2"}}}
 	if err := printer.Summary("reload", sim.NewReport(tl, nil), nil); err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/benbjohnson/clock"
 
+	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
@@ -53,6 +54,11 @@ func (r *Runtime) sync(done <-chan error) (time.Duration, bool) {
 func settle(r *Runtime, done <-chan error) (time.Duration, bool) {
 	for {
 		for r.inflight.Load() > 0 {
+			select {
+			case <-done: // Run returned with a result it never took
+				return 0, false
+			default:
+			}
 			runtime.Gosched()
 		}
 		next, ok := r.sync(done)
@@ -62,9 +68,24 @@ func settle(r *Runtime, done <-chan error) (time.Duration, bool) {
 	}
 }
 
-// drive runs r on mock until Run returns, moving the clock straight to each due time.
-func drive(t *testing.T, r *Runtime, mock *clock.Mock) {
+// edit is something a test does from outside the runtime at virtual time at, while the runtime
+// waits: an operator editing a file.
+type edit struct {
+	at time.Duration
+	do func()
+}
+
+// runMock runs r on mock until Run returns, moving the clock straight to each due time, and
+// stopping at each edit's time to make it.
+func runMock(t *testing.T, r *Runtime, mock *clock.Mock, edits ...edit) {
 	t.Helper()
+	if err := playMock(r, mock, edits...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// playMock is runMock for any goroutine: it returns Run's error.
+func playMock(r *Runtime, mock *clock.Mock, edits ...edit) error {
 	done := make(chan error)
 	var runErr error
 	go func() { runErr = r.Run(context.Background()); close(done) }()
@@ -73,15 +94,22 @@ func drive(t *testing.T, r *Runtime, mock *clock.Mock) {
 		if !ok {
 			break
 		}
+		if len(edits) > 0 && edits[0].at <= next {
+			if d := time.Duration(float64(edits[0].at)/r.speed) - r.clk.Since(r.t0); d > 0 {
+				mock.Add(d)
+				continue
+			}
+			edits[0].do()
+			edits = edits[1:]
+			continue
+		}
 		d := r.realUntil(next)
 		if d <= 0 {
 			d = time.Microsecond
 		}
 		mock.Add(d)
 	}
-	if runErr != nil {
-		t.Fatal(runErr)
-	}
+	return runErr
 }
 
 // liveLines runs the timeline through the runtime on a mock clock with predicted probers and
@@ -104,14 +132,12 @@ func liveLines(t *testing.T, tl *sim.Timeline, smPath string) (string, []string)
 	mock := clock.NewMock()
 	r, err := New(Config{
 		Nodes: nodes, Statemap: smPath, Policy: tl.Policy, Interval: tl.Interval, Clock: mock,
-		Observers: []sim.Observer{printer, report},
-		Actions:   Script(tl, func(i int, f fault.Fault) { probers[i].set(f) }),
-		End:       tl.End, ReloadEvery: time.Hour,
-	})
+		Observers: []drive.Observer{printer, report}, ReloadEvery: time.Hour,
+	}, TimelineScript(tl, func(i int, f fault.Fault) { probers[i].set(f) }))
 	if err != nil {
 		t.Fatal(err)
 	}
-	drive(t, r, mock)
+	runMock(t, r, mock)
 	printer.Summary(tl.File, report, nil)
 	return out.String(), report.Verdict()
 }

@@ -5,19 +5,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/statemap"
 )
 
 // Observer watches a replay: every event as the engine decides it, the engine after every
 // instant, and the end. Expectations are observers; so are the property checks of failsim check.
-type Observer interface {
-	// Event is called for each event, in order: a fence.Decision, or a driver's note such as
-	// *FaultSet. ev points into storage that is reused once the call returns: copy what you keep.
-	Event(ev fence.Event)
-	// Instant is called once every event of instant at has been decided.
-	Instant(at time.Duration, e *fence.Engine)
-}
+// It is the driver's observer (drive.Observer), so the live runtime tells the same observers.
+type Observer = drive.Observer
 
 // Expect is one expectation of a timeline, judged over a replay.
 type Expect interface {

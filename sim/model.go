@@ -3,16 +3,15 @@ package sim
 import (
 	"time"
 
+	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/statemap"
 )
 
 // Outcome is how a probe started under a fault ends: its condition, and how long after its
-// start it finishes.
-type Outcome struct {
-	Condition statemap.Condition
-	Took      time.Duration
-}
+// start it finishes. It is the driver's (drive.Outcome): the fault model is what the replay
+// gives the driver to foresee probes with.
+type Outcome = drive.Outcome
 
 // Predict is the fault model: the outcome of a probe started while the node's database link
 // has fault f, under a checker budget of timeout. A probe that times out takes the whole budget;

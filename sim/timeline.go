@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/statemap"
@@ -18,7 +19,7 @@ import (
 
 // Default checker settings: the manager's mgr_monitor_interval and mon_db_query_timeout.
 const (
-	DefaultInterval = 3 * time.Second
+	DefaultInterval = drive.DefaultInterval
 	DefaultTimeout  = 5 * time.Second
 	// DefaultTail is how long a replay runs past the last event when no "cluster end" is given.
 	DefaultTail = 10 * time.Minute
@@ -66,28 +67,22 @@ func (tl *Timeline) Names() []string {
 	return out
 }
 
-// EventKind is what a timeline event does.
-type EventKind uint8
+// EventKind is what a timeline event does: one of the driver's kinds of action.
+type EventKind = drive.Kind
 
 // The timeline's event kinds.
 const (
-	SetFault EventKind = iota + 1
-	ManagerDown
-	ManagerUp
-	SetPolicy
-	Recover
-	End
+	SetFault    = drive.SetFault
+	ManagerDown = drive.ManagerDown
+	ManagerUp   = drive.ManagerUp
+	SetPolicy   = drive.SetPolicy
+	Recover     = drive.Recover
+	End         = drive.End
 )
 
-// Event is one timed statement of a timeline.
-type Event struct {
-	At     time.Duration
-	Line   int
-	Kind   EventKind
-	Node   int // index into Timeline.Nodes; -1 for cluster events
-	Fault  fault.Fault
-	Policy fence.Policy
-}
+// Event is one timed statement of a timeline: an action of the driver's script, with the line
+// that states it. A timeline's events are the script its replay plays, as they are.
+type Event = drive.Action
 
 var nodeName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]*$`)
 

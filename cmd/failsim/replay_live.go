@@ -66,7 +66,7 @@ func (m *Main) runReplayLive(ctx context.Context, path string, tl *sim.Timeline,
 		}
 		return usageErr(fmt.Errorf("--mysql: a probe of %s with no fault ended in %s: %v", checker.Addr(), r.Condition, r.Err), hint)
 	}
-	simulated := monitor.Simulate(tl, sm)
+	simulated := simulate(tl, sm)
 	out := newLivePrinter(m.Stdout, f, tl.Start, tl.Names())
 	if f == sim.Text {
 		fmt.Fprintf(m.Stdout, "live replay of %s at %gx%s: %s of timeline in %s\n", tl.File, speed, against, tl.End, time.Duration(float64(tl.End)/speed).Round(time.Second))
@@ -98,4 +98,12 @@ func (m *Main) runReplayLive(ctx context.Context, path string, tl *sim.Timeline,
 		return failedErr()
 	}
 	return nil
+}
+
+// simulate replays tl in the simulator and returns its fencing decisions, to set beside the
+// live ones.
+func simulate(tl *sim.Timeline, sm *statemap.Map) []monitor.Decision {
+	rec := &monitor.Recorder{Names: tl.Names()}
+	sim.Replay(tl, sm, rec)
+	return rec.Decisions
 }

@@ -135,8 +135,7 @@ func (m *Main) runWatch(ctx context.Context, o *watchFlags) error {
 		Nodes: targets, Statemap: o.statemap, Map: sm, Policy: pol, Interval: o.interval, Clock: clk, Log: log,
 		Observers: []sim.Observer{out, report, metrics, hook},
 		OnProbe:   func(_ time.Duration, i int, r monitor.Result) { metrics.Probed(i, r.Condition) },
-		End:       o.forDur,
-	})
+	}, monitor.Script{End: o.forDur})
 	if err != nil {
 		return usageErr(err, "")
 	}

@@ -1,0 +1,228 @@
+package drive
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/failsim/failsim/fault"
+	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/statemap"
+)
+
+// Never is a time no run reaches: Next's answer once the run is over, and Config.End's for a
+// run with no end.
+const Never = fence.Never
+
+// Config sets up a Driver.
+type Config struct {
+	// Interval is the time between a node's probe starts, or from a probe's finish if that is
+	// later (fence.NextProbeStart); > 0.
+	Interval time.Duration
+	// Script is the timed actions, in time order (script order among equal times). The driver
+	// reads it as the run goes: do not change it during the run.
+	Script []Action
+	// Checkpoints are further instants the observers must be told of (an expectation's "at T"),
+	// sorted.
+	Checkpoints []time.Duration
+	// End is the last instant: it is run in full, like any other, and then the run is over. A
+	// probe still under way at the end never finishes. Never for a run with no end; the zero
+	// value ends the run after its first instant, t=0.
+	End time.Duration
+	// Foresee, when not nil, is the fault model: the outcome of any probe started while the
+	// node's link has fault f (a node starts with the zero Fault, healed). With it the driver
+	// knows every probe's outcome when it starts and runs the probes itself, in virtual time:
+	// each ends as foreseen, Took after its start, exactly as if the adapter had reported it,
+	// and none is handed out. And it does not run a probe that would change nothing
+	// (fence.Engine.Steady) and finish before the next action: the schedule jumps to the first
+	// probe it does run, exactly where that would have started. Nil in a live run: real probes
+	// cannot be foreseen, and must all run.
+	Foresee func(f fault.Fault) Outcome
+	// EveryTick makes every timekeeper tick one by one and tells the observers of each, even one
+	// that decides nothing (the live runtime: its metrics and report follow the alarms' counts
+	// tick by tick). Without it a tick at which no alarm can expire is not made but accounted for
+	// with the next one the driver makes (fence.Engine.Ticks), and such a tick, alone at its
+	// instant, is no instant of the observers'.
+	EveryTick bool
+	// Counted, when not nil, is told of each probe outcome at the instant it counts, just
+	// before the engine is (an outcome of statemap.Undefined, a probe that ended without one, is
+	// told here and not to the engine).
+	Counted func(at time.Duration, node int, c statemap.Condition)
+}
+
+// Work is what an instant asks of the adapter, in this order: make each fault real, then start
+// each probe (none with Config.Foresee). Its slices are the driver's, reused by the next Begin.
+type Work struct {
+	At     time.Duration
+	Faults []FaultChange // in script order
+	Starts []Start       // in node order
+}
+
+// Driver schedules the instants of one run of an engine. Its zero value is not usable: call
+// New. It is not safe for concurrent use: one goroutine drives it.
+type Driver struct {
+	e       *fence.Engine
+	nodes   []prober
+	foresee bool // cfg.Foresee != nil
+	cfg     Config
+	obs     []Observer
+
+	act    int           // the next action of the script
+	acted  time.Duration // its time; Never when the script is done
+	cp     int           // the next checkpoint
+	last   time.Duration // the last instant begun; 0 before any
+	ticked time.Duration // the last tick the engine has been told of, made or accounted for; 0 before any
+	open   bool          // an instant is begun and not yet closed
+	lone   bool          // the open instant is a tick alone, already made
+	told   bool          // the lone tick decided something: the observers are told of it
+	ended  bool
+	late   int // outcomes due at the open instant, of probes started before it, for Close to count
+	once   int // outcomes due at the open instant, of probes started at it, for Close to count
+
+	fresh  bool          // next, tick and due hold: nothing changed since they were worked out
+	next   time.Duration // the next instant
+	tick   time.Duration // the next tick that must be made
+	due    time.Duration // the first time a node needs the driver: a probe to start, or an outcome to count
+	counts time.Duration // the first time an outcome counts
+
+	fault  FaultSet      // the note told of last, reused
+	faults []FaultChange // the open instant's Work
+	starts []Start
+}
+
+// New returns a driver for engine e under cfg, with observers obs. The engine must be fresh
+// (no call made into it yet) and driven by this driver alone; every node starts with its
+// manager up and its first probe due at t=0.
+func New(e *fence.Engine, cfg Config, obs ...Observer) *Driver {
+	if cfg.Interval <= 0 {
+		panic(fmt.Sprintf("drive: probe interval %v", cfg.Interval))
+	}
+	d := &Driver{e: e, cfg: cfg, obs: obs, nodes: make([]prober, e.Len()), foresee: cfg.Foresee != nil}
+	for i := range d.nodes {
+		d.nodes[i].set(idle, 0)
+	}
+	d.act = -1
+	d.advance()
+	if cfg.Foresee != nil {
+		healed := cfg.Foresee(fault.Fault{})
+		for i := range d.nodes {
+			d.nodes[i].foreseen = healed
+		}
+	}
+	return d
+}
+
+// Next returns the instant the driver must run next: the earliest of the next action, the next
+// checkpoint, a probe to start or to count, the next tick that must be made, and the end. It
+// is never before the last instant begun: an outcome reported after its finish instant was run
+// counts at a further instant at the time of the last (live, where a probe's result can come
+// late). Once the end has been run, Next returns Never; while an instant is open, its time.
+func (d *Driver) Next() time.Duration {
+	switch {
+	case d.ended:
+		return Never
+	case d.open:
+		return d.last
+	case !d.fresh:
+		d.plan()
+	}
+	return d.next
+}
+
+// Ended reports whether the end instant has been run: the run is over.
+func (d *Driver) Ended() bool { return d.ended }
+
+// Begin opens instant t, which must be Next(): it applies the script's actions at t, counts the
+// probes that finished by t, and returns the faults to make real and the probes to start, in
+// that order. Report each started probe's outcome as soon as it is known; one that ends at once
+// counts before the tick if it is reported before Close.
+func (d *Driver) Begin(t time.Duration) Work {
+	if d.open || d.ended {
+		panic("drive: Begin with an instant open or the run over")
+	}
+	if next := d.Next(); t != next {
+		panic(fmt.Sprintf("drive: Begin(%v), but the next instant is %v", t, next))
+	}
+	d.open, d.fresh, d.last = true, false, t
+	if t == d.tick && t < d.due && t != d.cfg.End && !d.actionAt(t) && !d.checkpointAt(t) {
+		// Nothing but the tick at this instant: if it decides nothing, the observers have
+		// nothing to look at.
+		d.lone = true
+		d.tickAt(t)
+		d.told = d.flush() || d.cfg.EveryTick
+		return Work{At: t}
+	}
+	d.lone = false
+	d.late, d.once = 0, 0
+	d.faults, d.starts = d.faults[:0], d.starts[:0]
+	d.catchUp(t)
+	starts := d.due <= t // an outcome that counts now may start the node's next probe now
+	for d.acted <= t {
+		d.apply(t, &d.cfg.Script[d.act])
+		d.flush()
+		d.advance()
+		starts = true // a manager that comes up starts a probe
+	}
+	if d.counts <= t {
+		d.count(t, false)
+		d.flush()
+	}
+	if starts {
+		d.start(t)
+	}
+	return Work{At: t, Faults: d.faults, Starts: d.starts}
+}
+
+// Report gives the outcome of probe s, which finished at time at (at once: at == s.At). It
+// counts at instant at, or at the next instant if that has been run (a late outcome), in node
+// order among the outcomes that count at one instant; the node's next probe starts at
+// fence.NextProbeStart(s.At, at, Interval). Report returns false, and the outcome is dropped,
+// when the probe is no longer under way: its node's manager stopped meanwhile, or it was
+// reported already. An outcome of statemap.Undefined is a probe that ended without one: its
+// schedule goes on, and the engine is not told.
+func (d *Driver) Report(s Start, at time.Duration, c statemap.Condition) bool {
+	p := &d.nodes[s.Node]
+	if p.phase != running || p.seq != s.seq {
+		return false
+	}
+	if at < s.At {
+		panic(fmt.Sprintf("drive: a probe started at %v finished at %v", s.At, at))
+	}
+	d.finished(p, at, c)
+	return true
+}
+
+// Close ends the open instant: it counts the outcomes reported since Begin that are due by now
+// (those of probes started before it, then those that ended at once), makes the tick if the
+// instant is one, and tells the observers. Probes started at the instant and not reported yet
+// are under way.
+func (d *Driver) Close() {
+	if !d.open {
+		panic("drive: Close with no instant open")
+	}
+	t := d.last
+	d.open, d.fresh = false, false
+	if d.lone {
+		if d.told {
+			d.observe(t)
+		}
+		return
+	}
+	if d.late > 0 {
+		d.count(t, false)
+	}
+	if d.once > 0 {
+		d.count(t, true)
+	}
+	d.flush()
+	if isTick(t) && t > d.ticked {
+		d.tickAt(t)
+		d.flush()
+	}
+	d.observe(t)
+	for d.cp < len(d.cfg.Checkpoints) && d.cfg.Checkpoints[d.cp] <= t {
+		d.cp++
+	}
+	if t >= d.cfg.End {
+		d.ended = true
+	}
+}

@@ -1,0 +1,158 @@
+package drive
+
+import (
+	"time"
+
+	"github.com/failsim/failsim/fault"
+	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/statemap"
+)
+
+// phase is where a node's probing stands.
+type phase uint8
+
+const (
+	idle    phase = iota // no probe under way: the next starts at next
+	running              // a probe is under way; its outcome is not known yet
+	done                 // its outcome is known: it counts at finish
+	down                 // the manager is down: no probes
+)
+
+// prober is one node's probe schedule. Change its phase with set, which keeps startAt and
+// countAt.
+type prober struct {
+	startAt  time.Duration // idle: when the next probe starts; Never in any other phase
+	countAt  time.Duration // done: when the outcome counts; Never in any other phase
+	phase    phase
+	seq      uint64             // the number of the probe under way: bumped by each start and when the manager stops, so a late outcome is known for stale
+	started  time.Duration      // the last probe's start
+	next     time.Duration      // done: when the next probe starts once the outcome has counted
+	cond     statemap.Condition // done: its outcome
+	foreseen Outcome            // what a probe started now would end in (Config.Foresee)
+}
+
+// set puts the probe schedule in phase ph, with the time that phase waits for: the next start
+// when idle, the outcome's count when done; ignored otherwise.
+func (p *prober) set(ph phase, at time.Duration) {
+	p.phase = ph
+	p.startAt, p.countAt = Never, Never
+	switch ph {
+	case idle:
+		p.startAt = at
+	case done:
+		p.countAt = at
+	}
+}
+
+// Start is a probe the adapter must start: node Node's, at instant At. Hand it back to Report
+// with the probe's outcome. The zero value is no probe.
+type Start struct {
+	Node int
+	At   time.Duration
+	seq  uint64
+}
+
+// FaultChange is a fault the adapter must make real before it starts the instant's probes: node
+// Node's link gets Fault (the live runtime sets its proxy; the simulator changes what the
+// node's probes will end in).
+type FaultChange struct {
+	Node  int
+	Fault fault.Fault
+}
+
+// count gives the engine, in node order, the outcomes due by t of the probes that started at t
+// (atOnce) or before it. Those it leaves to a later pass of the instant, it counts in d.once.
+func (d *Driver) count(t time.Duration, atOnce bool) {
+	for i := range d.nodes {
+		p := &d.nodes[i]
+		if p.countAt > t {
+			continue
+		}
+		if (p.started == t) != atOnce {
+			if !atOnce {
+				d.once++ // an outcome of a probe started at an earlier instant at this same time (live)
+			}
+			continue
+		}
+		p.set(idle, p.next)
+		d.counted(t, i, p.cond)
+	}
+}
+
+// counted gives node i's probe outcome c to the engine at instant t.
+func (d *Driver) counted(t time.Duration, i int, c statemap.Condition) {
+	if d.cfg.Counted != nil {
+		d.cfg.Counted(t, i, c)
+	}
+	if c != statemap.Undefined {
+		d.e.Probe(t, i, c)
+	}
+}
+
+// start hands out the probes due at t, skipping those foreseen to change nothing.
+func (d *Driver) start(t time.Duration) {
+	for i := range d.nodes {
+		p := &d.nodes[i]
+		if p.startAt > t {
+			continue
+		}
+		if d.foresee {
+			if d.skip(t, i, p) {
+				continue
+			}
+			// The driver runs the probe itself, in virtual time: it ends as foreseen.
+			p.started = t
+			p.seq++
+			if o := p.foreseen; o.Took > 0 {
+				d.finished(p, t+o.Took, o.Condition)
+			} else {
+				p.set(idle, t+d.cfg.Interval) // fence.NextProbeStart(t, t, Interval)
+				d.counted(t, i, o.Condition)
+			}
+			continue
+		}
+		p.started = t
+		p.set(running, 0)
+		p.seq++
+		d.starts = append(d.starts, Start{Node: i, At: t, seq: p.seq})
+	}
+}
+
+// skip skips the probes of node i, starting with the one starting at t, that would change
+// nothing (fence.Engine.Steady) and finish before the next action: only an action or a tick can
+// change the engine's view of the node, and Steady bounds the ticks. The schedule jumps to the
+// first probe it does not skip, exactly where it would have started; the result is the same as
+// running the skipped probes, without their instants.
+func (d *Driver) skip(t time.Duration, i int, p *prober) bool {
+	o := p.foreseen
+	steady, until := d.e.Steady(i, o.Condition)
+	if !steady {
+		return false
+	}
+	limit := d.cfg.End // a probe finishing after the end does not matter
+	if d.acted != Never {
+		limit = d.acted - 1 // a probe finishing at the action's instant counts after it
+	}
+	next, ok := resumeAt(t, o.Took, d.cfg.Interval, min(limit, until))
+	if ok {
+		p.set(idle, next)
+	}
+	return ok
+}
+
+// finished records that p's probe, started at p.started, ends at time at in condition c: the
+// outcome counts at instant at, or at the next instant if at has been run, and the next probe
+// starts at fence.NextProbeStart.
+func (d *Driver) finished(p *prober, at time.Duration, c statemap.Condition) {
+	p.set(done, at)
+	p.cond = c
+	p.next = fence.NextProbeStart(p.started, at, d.cfg.Interval)
+	d.fresh = false
+	if d.open && at <= d.last {
+		if p.started == d.last {
+			d.once++
+		} else {
+			d.late++
+		}
+	}
+}
