@@ -113,7 +113,7 @@ func (g *Group) stepNet(net Net) {
 		return // a crash or a new segment is seen at the next tick
 	}
 	g.leave(stopped)
-	g.start(started, was)
+	g.start(started)
 	g.regroup()
 	g.check()
 }

@@ -32,9 +32,10 @@ type Net []Host
 // SetNet tells the group that the network is now Net. What changes at once is only what a
 // manager's process does: a manager that stopped cleanly (Stopped, with its host up) leaves
 // every view, and a manager that starts (it was not running, now it is: started again, or its
-// host came back) joins at once the views of the managers it reaches, and they its. A member
-// that falls silent (its host went down, or it is now on another segment) or is heard again
-// changes views only at the ticks. The network the same as before: nothing.
+// host came back) joins at once: the managers it reaches agree on one view with it, as at a
+// tick but counting no silence. Otherwise a member that falls silent (its host went down, or
+// it is now on another segment) or is heard again changes views only at the ticks. The
+// network the same as before: nothing.
 type SetNet struct {
 	Net Net
 }

@@ -100,8 +100,13 @@ func (g *Group) Steady() bool {
 		if g.view[m] != g.hears(m) {
 			return false
 		}
+		for x := range g.view[m].All() {
+			if g.gapOf(m, x) > 0 {
+				return false // heard again, its count not yet cleared
+			}
+		}
 		d := g.digest[m]
-		if d.Validated != g.view[m] || d.Reachable != g.reach(m) {
+		if d.Validated != g.validated(m) || d.Reachable != g.reach(m) {
 			return false // the last check was made on another network
 		}
 		if !d.Primary() && g.streak[m] < g.s.failsafe {

@@ -14,89 +14,84 @@ func (g *Group) leave(stopped Set) {
 	}
 }
 
-// start gives each manager that started its view at once, in cluster order: the view of the
-// first manager it reaches that already has one (with that manager's counts), itself added; or
-// itself alone. Every manager it reaches adds it (or clears its count, when it was silent there
-// and had not left yet). was is the set of managers that ran before.
-func (g *Group) start(started, was Set) {
-	have := was & g.running // the managers that have a view
-	for st := range started.All() {
-		others := g.hears(st) & have
-		g.clearGaps(st)
-		g.view[st] = SetOf(st)
-		if f := others.First(); f >= 0 {
-			g.view[st] = g.view[f].With(st)
-			for x := range g.view[f].All() {
-				g.setGap(st, x, g.gapOf(f, x))
-			}
-			g.setGap(st, st, 0)
-		}
-		for o := range others.All() {
-			switch {
-			case !g.view[o].Has(st):
-				g.view[o] = g.view[o].With(st)
-				g.emit(Joined{At: g.now, Manager: o, Member: st, Why: WhyStarted})
-			case g.gapOf(o, st) > 0:
-				g.emit(HeardAgain{At: g.now, Manager: o, Member: st, Count: g.gapOf(o, st)})
-			}
-			g.setGap(o, st, 0)
-		}
-		for x := range g.view[st].Without(st).All() {
-			g.emit(Joined{At: g.now, Manager: st, Member: x, Why: WhyStarted})
-		}
-		have = have.With(st)
+// start lets the managers that started join at once: on each segment that holds one, the
+// running managers agree on one view at once, as at a tick but counting no silence (see
+// agree). A started manager has no view and no counts of its own yet.
+func (g *Group) start(started Set) {
+	for m := range started.All() {
+		g.view[m] = 0
+		g.clearGaps(m)
+	}
+	for rest := started; rest != 0; {
+		heard := g.hears(rest.First())
+		rest &^= heard
+		g.agree(heard, started, false)
 	}
 }
 
-// tickViews is a tick's view update. The managers that hear each other (the running managers
-// of one segment) agree on one view, as group communication installs one view for all the
-// members it connects: the members they hear, and each member that one of them still has in
-// its view but none hears, its heartbeat-gap count one more than the lowest any of them had
-// for it; at the gap threshold it leaves instead.
+// tickViews is a tick's view update: on each segment, the running managers agree on one view
+// (see agree), every silent member's count one more.
 func (g *Group) tickViews() {
 	for rest := g.running; rest != 0; {
 		heard := g.hears(rest.First())
 		rest &^= heard
-		var union Set
+		g.agree(heard, 0, true)
+	}
+}
+
+// agree gives the managers heard (the running managers of one segment, who hear each other)
+// one view, as group communication installs one view for all the members it connects: the
+// members they hear, and each member that one of them still has in its view but none hears, at
+// the lowest heartbeat-gap count any of them had for it, one more at a tick; at a tick, one
+// whose count reaches the gap threshold leaves instead. started are the managers that have
+// just started (their joins are told as such).
+func (g *Group) agree(heard, started Set, tick bool) {
+	var union Set
+	for m := range heard.All() {
+		union |= g.view[m]
+	}
+	view := heard
+	var left Set
+	count := g.counts // per silent member: its count in the agreed view
+	for x := range (union &^ heard).All() {
+		low := -1
 		for m := range heard.All() {
-			union |= g.view[m]
-		}
-		view := heard
-		var left Set
-		count := g.counts // per silent member: its new count
-		for x := range (union &^ heard).All() {
-			low := -1
-			for m := range heard.All() {
-				if g.view[m].Has(x) && (low < 0 || g.gapOf(m, x) < low) {
-					low = g.gapOf(m, x)
-				}
-			}
-			count[x] = low + 1
-			if low+1 >= g.s.gap {
-				left = left.With(x)
-			} else {
-				view = view.With(x)
+			if g.view[m].Has(x) && (low < 0 || g.gapOf(m, x) < low) {
+				low = g.gapOf(m, x)
 			}
 		}
-		for m := range heard.All() {
-			old := g.view[m]
-			for x := range (old | view).Without(m).All() {
-				switch {
-				case heard.Has(x) && !old.Has(x):
-					g.emit(Joined{At: g.now, Manager: m, Member: x, Why: WhyHeard})
-				case heard.Has(x) && g.gapOf(m, x) > 0:
-					g.emit(HeardAgain{At: g.now, Manager: m, Member: x, Count: g.gapOf(m, x)})
-				case view.Has(x) && !heard.Has(x):
-					g.emit(Silent{At: g.now, Manager: m, Member: x, Count: count[x], Threshold: g.s.gap})
-				case left.Has(x) && old.Has(x):
-					g.emit(Left{At: g.now, Manager: m, Member: x, Why: WhySilent, Count: count[x]})
+		count[x] = low
+		if tick {
+			count[x]++
+		}
+		if count[x] >= g.s.gap {
+			left = left.With(x)
+		} else {
+			view = view.With(x)
+		}
+	}
+	for m := range heard.All() {
+		old := g.view[m]
+		for x := range (old | view).Without(m).All() {
+			switch {
+			case heard.Has(x) && !old.Has(x):
+				why := WhyHeard
+				if started.Has(x) || started.Has(m) {
+					why = WhyStarted
 				}
+				g.emit(Joined{At: g.now, Manager: m, Member: x, Why: why})
+			case heard.Has(x) && g.gapOf(m, x) > 0:
+				g.emit(HeardAgain{At: g.now, Manager: m, Member: x, Count: g.gapOf(m, x)})
+			case view.Has(x) && !heard.Has(x) && (tick || !old.Has(x)):
+				g.emit(Silent{At: g.now, Manager: m, Member: x, Count: count[x], Threshold: g.s.gap})
+			case left.Has(x) && old.Has(x):
+				g.emit(Left{At: g.now, Manager: m, Member: x, Why: WhySilent, Count: count[x]})
 			}
-			g.view[m] = view
-			g.clearGaps(m)
-			for x := range (view &^ heard).All() {
-				g.setGap(m, x, count[x])
-			}
+		}
+		g.view[m] = view
+		g.clearGaps(m)
+		for x := range (view &^ heard).All() {
+			g.setGap(m, x, count[x])
 		}
 	}
 }
