@@ -25,13 +25,17 @@
 // connects: the members they hear, plus each member one of them still holds but none hears, at
 // one more than the lowest count any of them had for it. What a manager's process does acts at
 // once, not at the tick: a manager stopped cleanly leaves every view, as a process that closes
-// its sockets does; a manager that starts (again, or because its host came back) joins the
-// views of the managers it reaches and they its. A manager that is down has no view.
+// its sockets does; a manager that starts (again, or because its host came back) joins at once:
+// the managers it reaches agree on one view with it, counting no silence. A manager that is
+// down has no view. The group sees the network as it is at each tick: a member cut off and
+// back between two ticks is never silent.
 //
 // The state keeps one view per manager, as each manager's own code does (each builds its own
-// membership digest from its own group-communication view); the agreement rule makes the views
-// of managers that hear each other equal after every step, so the members of one side evolve
-// in lockstep, and a side is simply the live managers whose views are equal.
+// membership digest from its own group-communication view). The agreement rule makes the views
+// of managers that hear each other equal after every tick and every start, so the members of
+// one side evolve in lockstep, and a side is simply the live managers whose views are equal
+// (between a change of the network and the next tick, managers that now hear each other may
+// still hold the views they had).
 //
 // # Quorum
 //
@@ -39,15 +43,18 @@
 // the manager's ClusterMembershipDigest.isInPrimaryPartition does (see Check): the quorum set
 // is the configured database members and active witnesses; the simple majority counts database
 // members only, n/2+1; a member is validated when it is in the view and answers the manager's
-// group-communication ping (it is heard); the membership is valid only when every view member
-// is validated. In order: a view with no database member is not primary; an invalid membership
+// group-communication ping (the manager hears it, and it holds the same view: group
+// communication answers within an installed view); the membership is valid only when every
+// view member is validated. In order: a view with no database member is not primary; an invalid membership
 // is not primary (so right after a link fails, before the silent members leave the views, no
 // side is primary); a quorum set of one validated member is primary; validated database
 // members reaching the simple majority are primary; one short of it, validated active
 // witnesses make up the difference, or the view is not primary. The rule makes both sides of
 // a partition primary whenever the side one short of the majority holds a witness. The
 // coordinator of a primary view is its first member in cluster order; a view that is not
-// primary has none, and only a coordinator fences.
+// primary has none, and only a coordinator fences. Between checks the conclusions stand: a
+// manager whose host went down since the last tick is still in the views (and may still be
+// named coordinator) until the next tick finds it silent.
 //
 // # Host liveness and failsafe
 //
@@ -95,4 +102,12 @@
 //     its own datasource. The consumer decides which datasources of its side's copy it shuns.
 //   - The documented host check uses policy.liveness.hostPing.fail.threshold=2 pings; issue 10
 //     (and this package) fences on one unanswered ping at the tick the member left the view.
+//
+// Rules of this model that no source states (inferred, to be replaced if one does): a manager
+// that starts joins at once (so that a manager coming up changes the coordinator at that
+// instant, as the engine's today); managers that hear each other agree on one view; a member
+// answers a group-communication ping only within the same view; a stopped manager leaves the
+// views on both sides of a partition; a side that splits keeps its copy on the part holding
+// its first member that ran before; a manager that is down keeps the copy it held and brings
+// it back when it starts, never primary in a merge.
 package group

@@ -26,7 +26,7 @@ type Group struct {
 	answered []Set // per coordinator: those of them whose host answered
 
 	sides  []side     // scratch for regroup
-	counts []int      // scratch for tickViews, per member
+	counts []int      // scratch for agree, per member
 	out    []Decision // decided since the last Ready
 }
 
@@ -45,7 +45,7 @@ func New(cfg Config) *Group {
 		g.view[m] = s.all
 	}
 	g.check()
-	g.out = g.out[:0] // the start is known: no decision about it
+	g.out = nil // the start is known: no decision about it
 	return g
 }
 

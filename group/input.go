@@ -14,7 +14,7 @@ type Host struct {
 	// when that host is up and on the pinger's segment.
 	Segment int
 	// Down: the host is down. It answers no ping and its manager does not run; to the other
-	// managers that manager falls silent (it did not say goodbye).
+	// managers that manager falls silent (it did not say goodbye). Down with Stopped is down.
 	Down bool
 	// Stopped: the manager was stopped cleanly; the host is up and still answers pings. A
 	// manager that stops cleanly leaves every view at once, as a process that closes its

@@ -32,8 +32,10 @@ func (g *Group) Digest(m int) Digest { return g.digest[g.member(m)] }
 func (g *Group) Primary(m int) bool { return g.Digest(m).Primary() }
 
 // Coordinator is the coordinator of manager m's view: its first member in cluster order when
-// the view is primary, else -1 (and -1 while m is down). Only a coordinator fences, and a
-// coordinator is always its own coordinator.
+// the view is primary, else -1 (and -1 while m is down). Only a coordinator fences; every
+// member of its view names it, and it names itself. Like Primary it is the conclusion of the
+// last check: between two ticks it may name a manager whose host has gone down since (Up says
+// so), which fences nothing; the next tick sees it silent and the view invalid.
 func (g *Group) Coordinator(m int) int { return g.Digest(m).Coordinator() }
 
 // PrimaryViews are the primary views, each once, in the order of their first members: one
