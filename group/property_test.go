@@ -239,8 +239,9 @@ func maps(m map[int]fence.Cluster) map[int]fence.Cluster {
 
 // TestTodaysTimelines: where no witness, partition or host event appears and a majority of the
 // managers is always up (managers only stop and start cleanly), every view is the managers
-// that run, every one of them is primary, the coordinator is fence.FirstUp's, no host ping
-// fences and nothing shuns: the group decides what the engine decides today.
+// that run, every one of them is primary (every quorum check concludes so), the coordinator is
+// fence.FirstUp's at every instant, no host ping fences and nothing shuns: the group decides
+// what the engine decides today.
 func TestTodaysTimelines(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		n := rapid.IntRange(1, 6).Draw(t, "db")
@@ -273,6 +274,10 @@ func TestTodaysTimelines(t *testing.T) {
 					t.Fatalf("%T %+v", d, d)
 				case HostPing:
 					if !d.Answered {
+						t.Fatalf("%+v", d)
+					}
+				case Quorum:
+					if !d.Digest.Primary() {
 						t.Fatalf("%+v", d)
 					}
 				}
