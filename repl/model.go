@@ -87,8 +87,11 @@ func (m *Model) Begin(at time.Duration) {
 }
 
 // Close closes instant at: after the inputs of the instant, the model's own decisions due at
-// it, then the writes issued at it. No input at at may follow.
+// it, then the writes issued at it. No input at at may follow; closing it again does nothing.
 func (m *Model) Close(at time.Duration) {
+	if at == m.now-1 {
+		return
+	}
 	m.Begin(at)
 	m.settle(at + 1)
 }
