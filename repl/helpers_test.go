@@ -24,6 +24,11 @@ func (failover) input() {}
 // failover input asks the model's ranking and promotes its choice.
 func play(t *testing.T, cfg Config, end time.Duration, evs ...ev) (*Model, []Decision) {
 	t.Helper()
+	return drive(cfg, end, evs, func(at time.Duration) { t.Fatalf("no candidate at %v", at) })
+}
+
+// drive is play for any caller: noCandidate is told of a failover with none.
+func drive(cfg Config, end time.Duration, evs []ev, noCandidate func(time.Duration)) (*Model, []Decision) {
 	m := New(cfg)
 	var out []Decision
 	visit := func(until time.Duration) {
@@ -42,7 +47,8 @@ func play(t *testing.T, cfg Config, end time.Duration, evs ...ev) (*Model, []Dec
 			m.Begin(e.at)
 			best := m.Candidate(nil)(nil, func(j int) bool { return j != f.from })
 			if best < 0 {
-				t.Fatalf("no candidate at %v", e.at)
+				noCandidate(e.at)
+				continue
 			}
 			var others []int
 			for j := range m.nodes {
