@@ -24,11 +24,11 @@ func (failover) input() {}
 // failover input asks the model's ranking and promotes its choice.
 func play(t *testing.T, cfg Config, end time.Duration, evs ...ev) (*Model, []Decision) {
 	t.Helper()
-	return drive(cfg, end, evs, func(at time.Duration) { t.Fatalf("no candidate at %v", at) })
+	return playRun(cfg, end, evs, func(at time.Duration) { t.Fatalf("no candidate at %v", at) })
 }
 
-// drive is play for any caller: noCandidate is told of a failover with none.
-func drive(cfg Config, end time.Duration, evs []ev, noCandidate func(time.Duration)) (*Model, []Decision) {
+// playRun is play for any caller: noCandidate is told of a failover with none.
+func playRun(cfg Config, end time.Duration, evs []ev, noCandidate func(time.Duration)) (*Model, []Decision) {
 	m := New(cfg)
 	var out []Decision
 	visit := func(until time.Duration) {

@@ -160,7 +160,7 @@ func drawRun(t *rapid.T) (Config, []ev, time.Duration) {
 func TestMatchesReference(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		cfg, evs, end := drawRun(t)
-		m, ds := drive(cfg, end, evs, nil)
+		m, ds := playRun(cfg, end, evs, nil)
 		got := m.Summary()
 		if got.Acknowledged+got.Failed != got.Offered {
 			t.Fatalf("acknowledged %d + failed %d != offered %d", got.Acknowledged, got.Failed, got.Offered)

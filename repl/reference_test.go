@@ -21,7 +21,7 @@ func isEmpty(x any) bool {
 // the grid's step q, and the workload is one write per step, so every instant at which anything
 // happens is a grid instant and the reference may simply visit them all. It keeps one record
 // per write and per commit, the stored position of every replica at every instant, and the
-// origin of every position of every history. It shares no code with the model.
+// origin of every position of every history. It shares the model's types, none of its logic.
 
 const q = 100 * time.Millisecond // the grid step; the workload is 10 writes/s
 
