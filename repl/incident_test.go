@@ -110,6 +110,9 @@ func TestSemisyncFallsBackAndReturns(t *testing.T) {
 		t.Errorf("a decision due with the replicator stopped")
 	}
 	m.Step(60*time.Second, SetReplicator{Node: 1, Running: true})
+	if at, ok := m.Next(); !ok || at != 60*time.Second {
+		t.Errorf("Next after the start = %v, %v; want 60s: db2 caught up at once", at, ok)
+	}
 	m.Close(60 * time.Second)
 	same(t, "at 60s", m.Ready(), []Decision{Returned{At: 60 * time.Second, Master: 0, Replica: 1}})
 	m.Close(90 * time.Second)

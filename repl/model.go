@@ -109,7 +109,9 @@ func (m *Model) Ready() []Decision {
 // that the decision is told at its instant.
 func (m *Model) Next() (at time.Duration, ok bool) {
 	at = m.nextOwn(m.now - 1)
-	return at, at != never
+	// An input at the model's time may have made a decision due at once (a replica caught up
+	// with a stream that had stored the position long ago): it is due now, not then.
+	return max(at, m.now), at != never
 }
 
 // Now returns the first instant the model has not settled: the instant it is at.
