@@ -11,6 +11,7 @@ import (
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/fileline"
 	"github.com/failsim/failsim/proxy"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
@@ -40,7 +41,7 @@ type LiveConfig struct {
 func WireOnly(tl *sim.Timeline) error {
 	for _, ev := range tl.Events {
 		if ev.Kind == drive.SetFault && !ev.Fault.Kind.Wire() {
-			return &statemap.ParseError{File: tl.File, Line: ev.Line,
+			return &fileline.Error{File: tl.File, Line: ev.Line,
 				Err: fmt.Errorf("fault %q exists only in the simulator: a proxy cannot make it on a socket", ev.Fault)}
 		}
 	}

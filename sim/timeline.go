@@ -14,6 +14,7 @@ import (
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/fileline"
 	"github.com/failsim/failsim/statemap"
 )
 
@@ -87,7 +88,7 @@ type Event = drive.Action
 var nodeName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]*$`)
 
 // Parse reads a timeline. name is the file's name for errors and for resolving the statemap
-// statement; data must be UTF-8. Every error is a *statemap.ParseError naming the line.
+// statement; data must be UTF-8. Every error is a *fileline.Error naming the line.
 func Parse(name string, data []byte) (*Timeline, error) {
 	p := &parser{tl: &Timeline{File: name, Interval: DefaultInterval, Timeout: DefaultTimeout, Start: time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)}, nodes: map[string]int{}}
 	if err := p.parse(data); err != nil {
@@ -117,7 +118,7 @@ func (p *parser) names() []string {
 }
 
 func (p *parser) errf(format string, args ...any) error {
-	return &statemap.ParseError{File: p.tl.File, Line: p.line, Err: fmt.Errorf(format, args...)}
+	return &fileline.Error{File: p.tl.File, Line: p.line, Err: fmt.Errorf(format, args...)}
 }
 
 func (p *parser) parse(data []byte) error {
@@ -149,12 +150,12 @@ func (p *parser) parse(data []byte) error {
 		return p.errf("line too long or unreadable: %v", err)
 	}
 	if p.tl.Nodes == nil {
-		return &statemap.ParseError{File: p.tl.File, Line: 0, Err: errors.New("empty timeline: want a first statement \"cluster NODE:ROLE ...\"")}
+		return &fileline.Error{File: p.tl.File, Line: 0, Err: errors.New("empty timeline: want a first statement \"cluster NODE:ROLE ...\"")}
 	}
 	if !p.endSeen {
 		if p.last > MaxSpan-DefaultTail {
 			last := p.tl.Events[len(p.tl.Events)-1]
-			return &statemap.ParseError{File: p.tl.File, Line: last.Line, Err: fmt.Errorf("the replay would end %s after this last event, past %s: end the timeline with \"cluster end\"", DefaultTail, spanWords())}
+			return &fileline.Error{File: p.tl.File, Line: last.Line, Err: fmt.Errorf("the replay would end %s after this last event, past %s: end the timeline with \"cluster end\"", DefaultTail, spanWords())}
 		}
 		p.tl.End = p.last + DefaultTail
 	}

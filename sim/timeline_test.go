@@ -8,6 +8,7 @@ import (
 
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/fileline"
 	"github.com/failsim/failsim/statemap"
 )
 
@@ -151,7 +152,7 @@ func TestTimelineErrors(t *testing.T) {
 		{c2 + "00:00:01 db1 \xff\n", "t.timeline:2: not UTF-8 text"},
 	} {
 		_, err := Parse("t.timeline", []byte(c.in))
-		var pe *statemap.ParseError
+		var pe *fileline.Error
 		if err == nil || !errors.As(err, &pe) || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("Parse(%q):\n got  %v\n want %s", c.in, err, c.want)
 		}
@@ -168,7 +169,7 @@ func FuzzParseTimeline(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tl, err := Parse("fuzz.timeline", data)
 		if err != nil {
-			var pe *statemap.ParseError
+			var pe *fileline.Error
 			if !errors.As(err, &pe) {
 				t.Fatalf("error without a file: %v", err)
 			}
