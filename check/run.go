@@ -50,8 +50,9 @@ type Violation struct {
 	Replays   int           // replays the shrinking took
 }
 
-// ErrNoTraces is returned by Run when asked for no trace: nothing checked is nothing proved.
-var ErrNoTraces = errors.New("no trace to check: want --traces of at least 1")
+// ErrNoTraces is returned by Run when asked for no trace (Config.Traces < 1): nothing checked
+// is nothing proved.
+var ErrNoTraces = errors.New("no trace to check")
 
 const chunk = 64
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
 	"github.com/rs/zerolog"
 
 	"github.com/failsim/failsim/drive"
@@ -25,7 +24,7 @@ type LiveConfig struct {
 	Timeline *sim.Timeline
 	Map      *statemap.Map // the effective statemap
 	// DSN is the real server every node's proxy forwards to; the probes log in with its
-	// user and password. It must be a tcp DSN.
+	// user and password. It must be a tcp DSN (ProxyDSN).
 	DSN string
 	// Speed divides the interval, the budget, the tick and every event time; zero means
 	// DefaultSpeed.
@@ -60,12 +59,9 @@ func LiveReplay(ctx context.Context, cfg LiveConfig) ([]Decision, error) {
 	if speed <= 0 {
 		speed = DefaultSpeed
 	}
-	base, err := mysql.ParseDSN(cfg.DSN)
+	base, err := ProxyDSN(cfg.DSN)
 	if err != nil {
-		return nil, fmt.Errorf("--mysql: bad DSN: %w", err)
-	}
-	if base.Net != "tcp" {
-		return nil, fmt.Errorf("--mysql: network %q: the proxies need a tcp DSN such as probe:PASSWORD@tcp(127.0.0.1:3306)/", base.Net)
+		return nil, err
 	}
 	pcfg := proxy.Config{Log: cfg.Log}
 	for _, n := range tl.Nodes {

@@ -108,7 +108,7 @@ func (m *Main) runCheck(ctx context.Context, o *checkFlags) error {
 		}
 	}
 	if o.traces < 1 {
-		return usageErr(fmt.Errorf("--traces %d: %w", o.traces, check.ErrNoTraces), "a run that checks no trace proves nothing")
+		return usageErr(fmt.Errorf("--traces %d: %w: want --traces of at least 1", o.traces, check.ErrNoTraces), "a run that checks no trace proves nothing")
 	}
 	if o.nodes < 1 {
 		return usageErr(fmt.Errorf("--nodes %d: want at least 1", o.nodes), "")

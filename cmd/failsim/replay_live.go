@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
 	"github.com/rs/zerolog"
 
 	"github.com/failsim/failsim/internal/embedded"
@@ -27,10 +26,8 @@ func (m *Main) runReplayLive(ctx context.Context, path string, tl *sim.Timeline,
 		return usageErr(fmt.Errorf("--speed %v: want a positive factor such as 10", speed), "")
 	}
 	if dsn != "" {
-		if cfg, err := mysql.ParseDSN(dsn); err != nil {
-			return usageErr(fmt.Errorf("--mysql: bad DSN: %w", err), "a DSN looks like probe:PASSWORD@tcp(127.0.0.1:3306)/")
-		} else if cfg.Net != "tcp" {
-			return usageErr(fmt.Errorf("--mysql: network %q: the proxies need a tcp DSN", cfg.Net), "a DSN looks like probe:PASSWORD@tcp(127.0.0.1:3306)/")
+		if _, err := monitor.ProxyDSN(dsn); err != nil {
+			return usageErr(fmt.Errorf("--mysql: %w", err), "a DSN looks like probe:PASSWORD@tcp(127.0.0.1:3306)/")
 		}
 	}
 	if err := monitor.WireOnly(tl); err != nil {
