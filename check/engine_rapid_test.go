@@ -13,6 +13,7 @@ import (
 
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
 )
@@ -177,7 +178,7 @@ func TestEngineStateMachine(t *testing.T) {
 func describe(names []string, evs []fence.Event) string {
 	s := ""
 	for _, ev := range evs {
-		s += fmt.Sprintf("\n  %v %s", ev.When(), sim.Describe(names, ev))
+		s += fmt.Sprintf("\n  %v %s", ev.When(), narrate.Describe(names, ev))
 	}
 	return s
 }

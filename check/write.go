@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/sim"
 )
 
@@ -41,7 +42,7 @@ func Timeline(tl *sim.Timeline, header []string, smPath string, props ...Spec) [
 	}
 	b.WriteString("\n")
 	for _, ev := range tl.Events {
-		at := sim.Clock(tl.Start, ev.At)
+		at := narrate.Clock(tl.Start, ev.At)
 		switch ev.Kind {
 		case sim.SetFault:
 			fmt.Fprintf(&b, "%s %s %s\n", at, tl.Nodes[ev.Node].Name, ev.Fault)
@@ -55,7 +56,7 @@ func Timeline(tl *sim.Timeline, header []string, smPath string, props ...Spec) [
 			fmt.Fprintf(&b, "%s cluster policy %s\n", at, ev.Policy)
 		}
 	}
-	fmt.Fprintf(&b, "%s cluster end\n\n", sim.Clock(tl.Start, tl.End))
+	fmt.Fprintf(&b, "%s cluster end\n\n", narrate.Clock(tl.Start, tl.End))
 	for _, p := range props {
 		fmt.Fprintf(&b, "expect property %s\n", p)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/fileline"
+	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/proxy"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
@@ -119,11 +120,11 @@ type Decision struct {
 func (d Decision) describe(start time.Time) string {
 	switch d.Kind {
 	case fence.KindFailover:
-		return fmt.Sprintf("%s failover %s -> %s", sim.Clock(start, d.At), d.Node, d.Other)
+		return fmt.Sprintf("%s failover %s -> %s", narrate.Clock(start, d.At), d.Node, d.Other)
 	case fence.KindNoCandidate:
-		return fmt.Sprintf("%s failover of %s, no replica eligible", sim.Clock(start, d.At), d.Node)
+		return fmt.Sprintf("%s failover of %s, no replica eligible", narrate.Clock(start, d.At), d.Node)
 	}
-	return fmt.Sprintf("%s %s failed", sim.Clock(start, d.At), d.Node)
+	return fmt.Sprintf("%s %s failed", narrate.Clock(start, d.At), d.Node)
 }
 
 // Recorder is an observer that keeps the decisions of a run. Names, the nodes' names in

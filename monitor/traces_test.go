@@ -13,6 +13,7 @@ import (
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
 )
@@ -126,10 +127,10 @@ func eventDiff(names []string, simulated, live []fence.Event) string {
 	var b []byte
 	for j := max(0, i-3); j < i+3; j++ {
 		if j < len(simulated) {
-			b = fmt.Appendf(b, "  sim:  %v %s\n", simulated[j].When(), sim.Describe(names, simulated[j]))
+			b = fmt.Appendf(b, "  sim:  %v %s\n", simulated[j].When(), narrate.Describe(names, simulated[j]))
 		}
 		if j < len(live) {
-			b = fmt.Appendf(b, "  live: %v %s\n", live[j].When(), sim.Describe(names, live[j]))
+			b = fmt.Appendf(b, "  live: %v %s\n", live[j].When(), narrate.Describe(names, live[j]))
 		}
 	}
 	return string(b)

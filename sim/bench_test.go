@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
 )
@@ -21,9 +22,9 @@ func benchTimeline(n int, seed uint64) string {
 	step := 24 * time.Hour / time.Duration(n)
 	for i := range n {
 		at := time.Duration(i)*step + time.Duration(r.Int64N(int64(step)))
-		fmt.Fprintf(&b, "%s db%d %s\n", sim.Clock(time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC), at.Truncate(time.Second)), 1+r.IntN(5), faults[r.IntN(len(faults))])
+		fmt.Fprintf(&b, "%s db%d %s\n", narrate.Clock(time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC), at.Truncate(time.Second)), 1+r.IntN(5), faults[r.IntN(len(faults))])
 		if i%200 == 199 {
-			fmt.Fprintf(&b, "%s db%d recover\n", sim.Clock(time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC), at.Truncate(time.Second)), 1+r.IntN(5))
+			fmt.Fprintf(&b, "%s db%d recover\n", narrate.Clock(time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC), at.Truncate(time.Second)), 1+r.IntN(5))
 		}
 	}
 	b.WriteString("1970-01-02T00:00:00Z cluster end\n")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/statemap"
 )
 
@@ -174,7 +175,7 @@ func (x *expectNoFailover) Verdict() (bool, string) {
 		return true, ""
 	}
 	ev := x.seen[0]
-	return false, fmt.Sprintf("%s failed over to %s at %s (%s)", x.names[ev.Node], x.names[ev.To], Clock(x.start, ev.At), ev.Condition)
+	return false, fmt.Sprintf("%s failed over to %s at %s (%s)", x.names[ev.Node], x.names[ev.To], narrate.Clock(x.start, ev.At), ev.Condition)
 }
 
 // expectFailover holds when a failover matching of/to happens within the window: a replica
@@ -208,7 +209,7 @@ func (x *expectFailover) Verdict() (bool, string) {
 	}
 	var none []string
 	for _, ev := range x.none {
-		none = append(none, fmt.Sprintf("master %s failed at %s and no replica was eligible", x.names[ev.Node], Clock(x.start, ev.At)))
+		none = append(none, fmt.Sprintf("master %s failed at %s and no replica was eligible", x.names[ev.Node], narrate.Clock(x.start, ev.At)))
 	}
 	if len(x.got) == 0 {
 		if len(none) > 0 {
@@ -218,7 +219,7 @@ func (x *expectFailover) Verdict() (bool, string) {
 	}
 	var seen []string
 	for _, ev := range x.got {
-		seen = append(seen, fmt.Sprintf("%s to %s at %s", x.names[ev.Node], x.names[ev.To], Clock(x.start, ev.At)))
+		seen = append(seen, fmt.Sprintf("%s to %s at %s", x.names[ev.Node], x.names[ev.To], narrate.Clock(x.start, ev.At)))
 	}
 	why := "the failovers were " + strings.Join(seen, "; ")
 	if len(none) > 0 {
@@ -263,11 +264,11 @@ func (x *expectNoMaster) Verdict() (bool, string) {
 	why := "a master was in service all along"
 	switch w := x.win; {
 	case w.hasAfter && w.hasBy:
-		why += fmt.Sprintf(" from %s to %s", Clock(x.start, w.after), Clock(x.start, w.by))
+		why += fmt.Sprintf(" from %s to %s", narrate.Clock(x.start, w.after), narrate.Clock(x.start, w.by))
 	case w.hasAfter:
-		why += " from " + Clock(x.start, w.after)
+		why += " from " + narrate.Clock(x.start, w.after)
 	case w.hasBy:
-		why += " until " + Clock(x.start, w.by)
+		why += " until " + narrate.Clock(x.start, w.by)
 	}
 	return false, why
 }
@@ -308,7 +309,7 @@ func (x *expectFailed) Event(ev fence.Event) {
 func (x *expectFailed) Verdict() (bool, string) {
 	var when []string
 	for _, t := range x.got {
-		when = append(when, Clock(x.start, t))
+		when = append(when, narrate.Clock(x.start, t))
 	}
 	if x.never {
 		if len(x.got) == 0 {

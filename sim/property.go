@@ -8,6 +8,7 @@ import (
 
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/statemap"
 )
 
@@ -248,7 +249,7 @@ func (w *watcher) fail(k prop, at time.Duration, format string, args ...any) {
 		return
 	}
 	w.bad[k] = true
-	w.why[k] = Clock(w.tl.Start, at) + ": " + fmt.Sprintf(format, args...)
+	w.why[k] = narrate.Clock(w.tl.Start, at) + ": " + fmt.Sprintf(format, args...)
 }
 
 func (w *watcher) name(i int) string {
@@ -346,7 +347,7 @@ func (w *watcher) Event(ev fence.Event) {
 			switch d.Kind() {
 			case fence.KindAlarmRaised, fence.KindAlarmExpired, fence.KindExpiryWaiting, fence.KindLogged, fence.KindAlertNotImplemented,
 				fence.KindAlreadyFailed, fence.KindNodeFailed, fence.KindFailover, fence.KindNoCandidate:
-				w.fail(pNoFenceInMaintenance, at, "in maintenance: %s", Describe(w.names, ev))
+				w.fail(pNoFenceInMaintenance, at, "in maintenance: %s", narrate.Describe(w.names, ev))
 			}
 		}
 	}
@@ -356,7 +357,7 @@ func (w *watcher) Event(ev fence.Event) {
 // up, nobody may fence.
 func (w *watcher) fenceWithNoManager(d fence.Decision) {
 	if w.firstUp() < 0 {
-		w.fail(pOnlyCoordinator, d.When(), "%s with no manager up: %s", d.Kind(), Describe(w.names, d))
+		w.fail(pOnlyCoordinator, d.When(), "%s with no manager up: %s", d.Kind(), narrate.Describe(w.names, d))
 	}
 }
 
@@ -502,7 +503,7 @@ func (w *watcher) overdue(at time.Duration) {
 // failLate reports a watched fault not fenced by its deadline, as found at the deadline.
 func (w *watcher) failLate(d deathWatch) {
 	w.fail(pDetectsDeath, d.deadline, "master %s has had fault %s (%s) since %s and was not fenced by %s, %s after it",
-		w.tl.Nodes[d.node].Name, d.f, d.cond, Clock(w.tl.Start, d.since), Clock(w.tl.Start, d.deadline), d.deadline-d.since)
+		w.tl.Nodes[d.node].Name, d.f, d.cond, narrate.Clock(w.tl.Start, d.since), narrate.Clock(w.tl.Start, d.deadline), d.deadline-d.since)
 }
 
 // checkDeaths judges the watched faults: one on a node that is not the master in service, or

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/statemap"
 )
 
@@ -165,7 +166,7 @@ func (r *Report) NoCandidates() []fence.NoCandidate {
 // Verdict returns the verdict's lines: the first says whether the cluster failed over, the rest
 // why, or why not. A master failed with no replica eligible is reported as no failover.
 func (r *Report) Verdict() []string {
-	clock := func(d time.Duration) string { return Clock(r.tl.Start, d) }
+	clock := func(d time.Duration) string { return narrate.Clock(r.tl.Start, d) }
 	var out []string
 	if len(r.fences) > 0 {
 		for i, ev := range r.fences {
@@ -182,7 +183,7 @@ func (r *Report) Verdict() []string {
 				out = append(out, "  because "+w)
 			}
 			if ev.kind == fence.KindNoCandidate {
-				out = append(out, "  not eligible: "+ineligibleText(r.names, ev.ineligible))
+				out = append(out, "  not eligible: "+narrate.Ineligible(r.names, ev.ineligible))
 			}
 		}
 		return out
@@ -212,7 +213,7 @@ func (r *Report) Verdict() []string {
 			case ev.kind == fence.KindExpiryWaiting:
 				out = append(out, fmt.Sprintf("  %s: %s expired at %s with no manager up to fence it", name, ev.cond, clock(ev.at)))
 			case ev.kind == fence.KindNodeFailed && ev.role == fence.Master:
-				out = append(out, fmt.Sprintf("  %s: failed at %s by %s, but %s", name, clock(ev.at), ev.cond, manualDetail))
+				out = append(out, fmt.Sprintf("  %s: failed at %s by %s, but %s", name, clock(ev.at), ev.cond, narrate.ManualNoFailover))
 			case ev.kind == fence.KindNodeFailed:
 				out = append(out, fmt.Sprintf("  %s: failed at %s by %s: a replica is taken out of service, not failed over", name, clock(ev.at), ev.cond))
 			}
@@ -264,7 +265,7 @@ func clockList(start time.Time, ts []time.Duration, most int) string {
 			s = append(s, fmt.Sprintf("and %d more", len(ts)-most))
 			break
 		}
-		s = append(s, Clock(start, t))
+		s = append(s, narrate.Clock(start, t))
 	}
 	return strings.Join(s, ", ")
 }

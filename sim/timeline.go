@@ -15,6 +15,7 @@ import (
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/fileline"
+	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/statemap"
 )
 
@@ -411,18 +412,4 @@ func (p *parser) nodeList() string {
 	return strings.Join(names, ", ")
 }
 
-func (p *parser) clock(d time.Duration) string { return Clock(p.tl.Start, d) }
-
-// Clock writes the clock time of virtual time d: HH:MM:SS (with milliseconds when not whole)
-// on the start's day, the full date and time on a later day.
-func Clock(start time.Time, d time.Duration) string {
-	t := start.Add(d)
-	layout := "15:04:05"
-	if t.Nanosecond() != 0 {
-		layout = "15:04:05.000"
-	}
-	if t.YearDay() != start.YearDay() || t.Year() != start.Year() {
-		layout = "2006-01-02T" + layout
-	}
-	return t.Format(layout)
-}
+func (p *parser) clock(d time.Duration) string { return narrate.Clock(p.tl.Start, d) }
