@@ -12,6 +12,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/failsim/failsim/fault"
+	"github.com/failsim/failsim/faultmodel"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/sim"
@@ -346,7 +347,7 @@ func TestBlipsStayBenign(t *testing.T) {
 		tl := &sim.Timeline{File: "blip", Nodes: g.nodes, Interval: shape.Interval, Timeout: shape.Timeout, End: shape.Length,
 			Events: []sim.Event{{At: start, Kind: sim.SetFault, Node: 0, Fault: b.f}, {At: start + b.max, Kind: sim.SetFault, Node: 0}}}
 		if at := firstFailover(tl, m); at != never {
-			t.Fatalf("a %s blip of %s (threshold %d) fenced the master at %s\n%s", b.f, b.max, m.Rule(sim.Predict(b.f, shape.Timeout).Condition).Threshold, at, Timeline(tl, nil, ""))
+			t.Fatalf("a %s blip of %s (threshold %d) fenced the master at %s\n%s", b.f, b.max, m.Rule(faultmodel.Predict(b.f, shape.Timeout).Condition).Threshold, at, Timeline(tl, nil, ""))
 		}
 	})
 }

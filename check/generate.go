@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/failsim/failsim/fault"
+	"github.com/failsim/failsim/faultmodel"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
@@ -82,7 +83,7 @@ func NewGenerator(family Family, shape Shape, m *statemap.Map, within time.Durat
 	lag := max(shape.Interval, shape.Timeout)
 	g.gap = lag + 15*time.Second
 	for _, f := range candidates {
-		o := sim.Predict(f, shape.Timeout)
+		o := faultmodel.Predict(f, shape.Timeout)
 		r := m.Rule(o.Condition)
 		if !r.Fatal() {
 			continue

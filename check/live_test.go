@@ -9,6 +9,7 @@ import (
 
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
+	"github.com/failsim/failsim/faultmodel"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
@@ -43,7 +44,7 @@ func liveReplay(tl *sim.Timeline, m *statemap.Map, obs ...sim.Observer) {
 			faults[f.Node] = f.Fault
 		}
 		for _, s := range w.Starts {
-			o := sim.Predict(faults[s.Node], tl.Timeout)
+			o := faultmodel.Predict(faults[s.Node], tl.Timeout)
 			if o.Took == 0 {
 				d.Report(s, t, o.Condition)
 				continue

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/failsim/failsim/fault"
+	"github.com/failsim/failsim/faultmodel"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
@@ -326,7 +327,7 @@ func refReplay(tl *sim.Timeline, m *statemap.Map) []fence.Event {
 			if p.down || p.busy || p.next > t {
 				continue
 			}
-			o := sim.Predict(p.fault, tl.Timeout)
+			o := faultmodel.Predict(p.fault, tl.Timeout)
 			p.next = max(t+tl.Interval, t+o.Took)
 			if o.Took == 0 {
 				r.probe(t, i, o.Condition)

@@ -3,6 +3,7 @@ package monitor
 import (
 	"context"
 	"fmt"
+	"github.com/failsim/failsim/faultmodel"
 	"github.com/failsim/failsim/statemap"
 	"github.com/rs/zerolog"
 	"os"
@@ -52,7 +53,7 @@ func conformFaults(t *testing.T, s liveServer) {
 				t.Fatal(err)
 			}
 			defer px.SetMode("db1", proxy.Mode{})
-			want := sim.Predict(f, budget)
+			want := faultmodel.Predict(f, budget)
 			start := time.Now()
 			r := c.Probe(context.Background())
 			took := time.Since(start)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
+	"github.com/failsim/failsim/faultmodel"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
 )
@@ -32,7 +33,7 @@ func (p *predicted) set(f fault.Fault) { p.mu.Lock(); p.f = f; p.mu.Unlock() }
 
 func (p *predicted) Probe(ctx context.Context) Result {
 	p.mu.Lock()
-	o := sim.Predict(p.f, p.timeout)
+	o := faultmodel.Predict(p.f, p.timeout)
 	p.mu.Unlock()
 	return Result{Condition: o.Condition, Took: o.Took}
 }

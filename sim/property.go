@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/failsim/failsim/fault"
+	"github.com/failsim/failsim/faultmodel"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/statemap"
@@ -317,7 +318,7 @@ func (w *watcher) Event(ev fence.Event) {
 			w.faults[i] = f
 		}
 		if f.Kind != fault.Heal && w.on[pDetectsDeath] && w.policy == fence.Automatic {
-			o := Predict(f, w.tl.Timeout)
+			o := faultmodel.Predict(f, w.tl.Timeout)
 			w.watch = append(w.watch, deathWatch{node: i, since: at, f: f, cond: o.Condition, took: o.Took})
 			w.arm()
 		}
@@ -376,7 +377,7 @@ func (w *watcher) fenceMaster(at time.Duration, kind fence.Kind, i int, c statem
 	switch {
 	case w.benign:
 		w.fail(pNoFalseFailover, at, "master %s was fenced (%s, %s) on a trace with no fatal fault", w.name(i), kind, c)
-	case w.faults != nil && !DatabaseDead(w.faults[i]):
+	case w.faults != nil && !faultmodel.DatabaseDead(w.faults[i]):
 		f := "no fault"
 		if w.faults[i].Kind != fault.Heal {
 			f = "fault " + w.faults[i].String()

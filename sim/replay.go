@@ -7,6 +7,7 @@ import (
 
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
+	"github.com/failsim/failsim/faultmodel"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/statemap"
 )
@@ -63,7 +64,7 @@ func newRunner(ctx context.Context, tl *Timeline, m *statemap.Map, obs []Observe
 		Script:      tl.Events,
 		Checkpoints: cps,
 		End:         tl.End,
-		Foresee:     func(f fault.Fault) Outcome { return Predict(f, timeout) },
+		Foresee:     func(f fault.Fault) drive.Outcome { return faultmodel.Predict(f, timeout) },
 	}, obs...)
 	return &runner{ctx: ctx, e: e, d: d}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/failsim/failsim/faultmodel"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
 )
@@ -40,7 +41,7 @@ func (m *Main) runFaults(ctx context.Context, smFlag string, timeout time.Durati
 	}
 	tw := tabwriter.NewWriter(m.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "FAULT\tWHAT\tPROBE OUTCOME\tAFTER\tSTATE\tTHRESHOLD\tACTION\tEFFECT")
-	for _, row := range sim.FaultTable(sm, timeout) {
+	for _, row := range faultmodel.Table(sm, timeout) {
 		after := "at once"
 		if row.Outcome.Took > 0 {
 			after = row.Outcome.Took.String()
