@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/failsim/failsim/fault"
+	"github.com/failsim/failsim/property"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
 )
@@ -66,7 +67,7 @@ func TestDeterministicAcrossCores(t *testing.T) {
 		t.Fatalf("the aggressive statemap should violate no-false-failover:\n%s", want)
 	}
 	// Early stop: a single property violated in many traces; the first violating trace wins.
-	one := []Spec{{Name: sim.NoFalseFailover}}
+	one := []property.Spec{{Name: property.NoFalseFailover}}
 	var first []byte
 	for _, workers := range []int{1, 2, 5} {
 		res, err := Run(context.Background(), Config{Map: m, Family: Benign, Properties: one, Shape: DefaultShape(), Traces: 5000, Seed: 3, Workers: workers})
@@ -126,7 +127,7 @@ func TestTimelineRoundTrip(t *testing.T) {
 		}
 		for i := range 30 {
 			tl := g.Trace(TraceRand(5, i))
-			text := Timeline(tl, []string{"round trip"}, "", Spec{Name: sim.SingleMaster})
+			text := Timeline(tl, []string{"round trip"}, "", property.Spec{Name: property.SingleMaster})
 			back, err := sim.Parse("generated", text)
 			if err != nil {
 				t.Fatalf("%s trace %d does not parse: %v\n%s", f, i, err, text)
@@ -179,13 +180,13 @@ func TestCounterexamplesReproduce(t *testing.T) {
 	for _, c := range []struct {
 		m     *statemap.Map
 		f     Family
-		props []Spec
+		props []property.Spec
 	}{
 		{aggressive, Benign, nil},
-		{crowded, Benign, []Spec{{Name: sim.NoFalseFailover}}},
-		{aggressive, Fatal, []Spec{{Name: sim.DetectsDeathWithin, Arg: "45s"}}},
-		{crowded, Fatal, []Spec{{Name: sim.DetectsDeathWithin, Arg: "30s"}}},
-		{aggressive, Mixed, []Spec{{Name: sim.DetectsDeathWithin, Arg: "45s"}, {Name: sim.SingleMaster}}},
+		{crowded, Benign, []property.Spec{{Name: property.NoFalseFailover}}},
+		{aggressive, Fatal, []property.Spec{{Name: property.DetectsDeathWithin, Arg: "45s"}}},
+		{crowded, Fatal, []property.Spec{{Name: property.DetectsDeathWithin, Arg: "30s"}}},
+		{aggressive, Mixed, []property.Spec{{Name: property.DetectsDeathWithin, Arg: "45s"}, {Name: property.SingleMaster}}},
 	} {
 		m, f, props := c.m, c.f, c.props
 		res, err := Run(context.Background(), Config{Map: m, Family: f, Properties: props, Shape: DefaultShape(), Traces: 500, Seed: 11})
@@ -244,21 +245,6 @@ func TestDefaultsHold(t *testing.T) {
 	}
 }
 
-func TestSpec(t *testing.T) {
-	for in, want := range map[string]string{
-		"single-master":            "",
-		"detects-death-within=90s": "",
-		"detects-death-within=x":   `detects-death-within: "x" is not a positive duration such as 90s or 2m`,
-		"nope":                     `unknown property "nope"`,
-		"self-heal-resets=1":       `self-heal-resets takes no argument, got "1"`,
-	} {
-		_, err := ParseSpec(in)
-		if (err == nil) != (want == "") || (err != nil && !strings.Contains(err.Error(), want)) {
-			t.Errorf("ParseSpec(%q) = %v, want %q", in, err, want)
-		}
-	}
-}
-
 // TestFamilyRecordReproduces: a counterexample records the family it was generated in, so its
 // replay judges no-false-failover exactly as failsim check did. On a benign trace every fence
 // is false, even of a dead database (here a refuse left sustained, as shrinking can leave a
@@ -273,7 +259,7 @@ func TestFamilyRecordReproduces(t *testing.T) {
 	tl := clone(g.Trace(TraceRand(1, 0)))
 	tl.Events = []sim.Event{{At: 0, Kind: sim.SetFault, Node: 0, Fault: fault.Fault{Kind: fault.Refuse}}}
 	tl.End = time.Minute
-	s := Spec{Name: sim.NoFalseFailover}
+	s := property.Spec{Name: property.NoFalseFailover}
 	bad, why, err := Violates(tl, m, s)
 	if err != nil || !bad {
 		t.Fatalf("check's judgement: violated %v (%v)", bad, err)

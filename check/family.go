@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/failsim/failsim/property"
 	"github.com/failsim/failsim/sim"
 )
 
@@ -47,21 +48,21 @@ func ParseFamily(s string) (Family, bool) {
 // fault can happen; the safety properties everywhere.
 func (f Family) Applies(name string) bool {
 	switch name {
-	case sim.NoFalseFailover:
+	case property.NoFalseFailover:
 		return f == Benign
-	case sim.DetectsDeathWithin:
+	case property.DetectsDeathWithin:
 		return f != Benign
 	}
 	return true
 }
 
 // Defaults returns the properties run on family f when none are named: every one that applies,
-// in the order of sim.Properties.
-func (f Family) Defaults() []Spec {
-	var out []Spec
-	for _, n := range sim.Properties() {
+// in the order of property.Names.
+func (f Family) Defaults() []property.Spec {
+	var out []property.Spec
+	for _, n := range property.Names() {
 		if f.Applies(n) {
-			out = append(out, Spec{Name: n})
+			out = append(out, property.Spec{Name: n})
 		}
 	}
 	return out

@@ -12,6 +12,7 @@ import (
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/faultmodel"
 	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/property"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
 )
@@ -41,6 +42,7 @@ type Generator struct {
 	fatal  []fatalFault  // faults the statemap fences, with how long a fatal trace must run on
 	gap    time.Duration // the shortest healthy spell between two episodes on one node
 	within time.Duration // detects-death-within's fixed duration; 0 for the statemap's promise
+	start  time.Time     // the clock time of t=0 of every trace
 }
 
 type blip struct {
@@ -72,7 +74,7 @@ var ErrNothingFatal = errors.New("the statemap fences no fault")
 // falls within the rest: Length - Length/12. NewGenerator fails when the family cannot be
 // generated: a fatal or mixed family under a statemap that fences no fault that soon.
 func NewGenerator(family Family, shape Shape, m *statemap.Map, within time.Duration) (*Generator, error) {
-	g := &Generator{family: family, shape: shape, m: m, within: within}
+	g := &Generator{family: family, shape: shape, m: m, within: within, start: time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)}
 	for i := range shape.Nodes {
 		r := fence.Replica
 		if i == 0 {
@@ -139,7 +141,7 @@ func (g *Generator) traceInto(buf *traceBuf, rng *rand.Rand) *sim.Timeline {
 		Nodes:    g.nodes,
 		Interval: g.shape.Interval,
 		Timeout:  g.shape.Timeout,
-		Start:    time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC),
+		Start:    g.start,
 		End:      g.shape.Length,
 		Events:   buf.tl.Events[:0],
 	}
@@ -327,4 +329,14 @@ func (b *builder) cluster() {
 	for range b.rng.IntN(3) {
 		b.add(b.between(0, L), sim.Recover, b.rng.IntN(len(b.g.nodes)), 0)
 	}
+}
+
+// propertyTrace is what the properties know of every trace of g.
+func (g *Generator) propertyTrace() property.Trace {
+	names := make([]string, len(g.nodes))
+	for i, n := range g.nodes {
+		names[i] = n.Name
+	}
+	return property.Trace{Names: names, Start: g.start, Interval: g.shape.Interval, Timeout: g.shape.Timeout,
+		Benign: g.family == Benign, Map: g.m}
 }

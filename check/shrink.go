@@ -6,14 +6,15 @@ import (
 	"time"
 
 	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/property"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
 )
 
 // Violates replays tl under m and reports whether it violates the property s, with the
 // property's verdict.
-func Violates(tl *sim.Timeline, m *statemap.Map, s Spec) (bool, string, error) {
-	p, err := s.New(tl)
+func Violates(tl *sim.Timeline, m *statemap.Map, s property.Spec) (bool, string, error) {
+	p, err := property.New(s, propertyTrace(tl, m))
 	if err != nil {
 		return false, "", err
 	}
@@ -22,7 +23,7 @@ func Violates(tl *sim.Timeline, m *statemap.Map, s Spec) (bool, string, error) {
 	return !held, why, nil
 }
 
-func shrinkViolation(g *Generator, cfg Config, s Spec, i int) (Violation, error) {
+func shrinkViolation(g *Generator, cfg Config, s property.Spec, i int) (Violation, error) {
 	orig := g.Trace(TraceRand(cfg.Seed, i))
 	bad, why, err := Violates(orig, cfg.Map, s)
 	if err != nil {
@@ -173,4 +174,10 @@ func clone(tl *sim.Timeline) *sim.Timeline {
 	c.Events = slices.Clone(tl.Events)
 	c.Expects = nil
 	return &c
+}
+
+// propertyTrace is what a property knows of a replay of tl under m.
+func propertyTrace(tl *sim.Timeline, m *statemap.Map) property.Trace {
+	return property.Trace{Names: tl.Names(), Start: tl.Start, Interval: tl.Interval, Timeout: tl.Timeout,
+		Policy: tl.Policy, Benign: tl.Family == sim.FamilyBenign, Map: m}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/narrate"
+	"github.com/failsim/failsim/property"
 	"github.com/failsim/failsim/sim"
 )
 
@@ -21,7 +22,7 @@ func FileName(v Violation, seed uint64) string {
 // replay judges no-false-failover as failsim check did), the statemap statement when smPath is
 // not "", the policy when not automatic, the events at clock times, "cluster end", and one
 // expect line per property.
-func Timeline(tl *sim.Timeline, header []string, smPath string, props ...Spec) []byte {
+func Timeline(tl *sim.Timeline, header []string, smPath string, props ...property.Spec) []byte {
 	var b bytes.Buffer
 	for _, h := range header {
 		b.WriteString(strings.TrimRight("# "+h, " ") + "\n")
