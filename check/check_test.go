@@ -11,10 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/failsim/failsim/expect"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/property"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
 )
 
 func loadMap(t testing.TB, path string) *statemap.Map {
@@ -108,7 +110,7 @@ func TestSeedMatters(t *testing.T) {
 }
 
 // eventLog replays tl and returns its event log as text.
-func eventLog(tl *sim.Timeline, m *statemap.Map) string {
+func eventLog(tl *timeline.Timeline, m *statemap.Map) string {
 	var b bytes.Buffer
 	p := sim.NewPrinter(&b, sim.Text, tl.Start, tl.Names())
 	sim.Replay(tl, m, p)
@@ -128,7 +130,7 @@ func TestTimelineRoundTrip(t *testing.T) {
 		for i := range 30 {
 			tl := g.Trace(TraceRand(5, i))
 			text := Timeline(tl, []string{"round trip"}, "", property.Spec{Name: property.SingleMaster})
-			back, err := sim.Parse("generated", text)
+			back, err := timeline.Parse("generated", text)
 			if err != nil {
 				t.Fatalf("%s trace %d does not parse: %v\n%s", f, i, err, text)
 			}
@@ -161,7 +163,7 @@ func TestGeneratedTracesAreWellFormed(t *testing.T) {
 					if ev.At < 0 || ev.At >= tl.End || ev.At%1e9 != 0 || (k > 0 && ev.At < tl.Events[k-1].At) {
 						t.Fatalf("%s %s trace %d: event %d at %v", path, f, i, k, ev.At)
 					}
-					if ev.Kind != sim.SetPolicy && (ev.Node < 0 || ev.Node >= len(tl.Nodes)) {
+					if ev.Kind != timeline.SetPolicy && (ev.Node < 0 || ev.Node >= len(tl.Nodes)) {
 						t.Fatalf("%s %s trace %d: event %d names node %d", path, f, i, k, ev.Node)
 					}
 				}
@@ -201,16 +203,13 @@ func TestCounterexamplesReproduce(t *testing.T) {
 				t.Errorf("%s: shrinking grew the trace", v.Property)
 			}
 			text := Timeline(v.Shrunk, nil, "", v.Property)
-			tl, err := sim.Parse("ce.timeline", text)
+			tl, err := timeline.Parse("ce.timeline", text)
 			if err != nil {
 				t.Fatalf("%s: %v\n%s", v.Property, err, text)
 			}
-			obs := []sim.Observer{}
-			for _, x := range tl.Expects {
-				obs = append(obs, x)
-			}
-			sim.Replay(tl, m, obs...)
-			r := sim.Judge(tl.Expects)
+			xs := expect.NewSet(tl, m)
+			sim.Replay(tl, m, xs)
+			r := xs.Results()
 			if len(r) != 1 || r[0].Held || r[0].Why != v.ShrunkWhy {
 				t.Errorf("%s: replay of the counterexample judged %+v, want failed with %q\n%s", v.Property, r, v.ShrunkWhy, text)
 			}
@@ -257,7 +256,7 @@ func TestFamilyRecordReproduces(t *testing.T) {
 		t.Fatal(err)
 	}
 	tl := clone(g.Trace(TraceRand(1, 0)))
-	tl.Events = []sim.Event{{At: 0, Kind: sim.SetFault, Node: 0, Fault: fault.Fault{Kind: fault.Refuse}}}
+	tl.Events = []timeline.Event{{At: 0, Kind: timeline.SetFault, Node: 0, Fault: fault.Fault{Kind: fault.Refuse}}}
 	tl.End = time.Minute
 	s := property.Spec{Name: property.NoFalseFailover}
 	bad, why, err := Violates(tl, m, s)
@@ -276,16 +275,13 @@ func TestFamilyRecordReproduces(t *testing.T) {
 		{text, false, why},
 		{bytes.Replace(text, []byte("family benign\n"), nil, 1), true, ""},
 	} {
-		back, err := sim.Parse("ce.timeline", c.text)
+		back, err := timeline.Parse("ce.timeline", c.text)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var obs []sim.Observer
-		for _, x := range back.Expects {
-			obs = append(obs, x)
-		}
-		sim.Replay(back, m, obs...)
-		if r := sim.Judge(back.Expects); len(r) != 1 || r[0].Held != c.held || r[0].Why != c.verdict {
+		xs := expect.NewSet(back, m)
+		sim.Replay(back, m, xs)
+		if r := xs.Results(); len(r) != 1 || r[0].Held != c.held || r[0].Why != c.verdict {
 			t.Errorf("replay judged %+v, want held %v %q\n%s", r, c.held, c.verdict, c.text)
 		}
 	}
@@ -311,7 +307,7 @@ func TestShortTracesFence(t *testing.T) {
 	}
 	for i := range 200 {
 		tl := g.Trace(TraceRand(1, i))
-		var fatal sim.Event // the master's last fault: the fatal one, sustained to the end
+		var fatal timeline.Event // the master's last fault: the fatal one, sustained to the end
 		for _, ev := range tl.Events {
 			if ev.Node == 0 {
 				fatal = ev

@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/failsim/failsim/property"
-	"github.com/failsim/failsim/sim"
+	"github.com/failsim/failsim/timeline"
 )
 
 // Family is a kind of generated trace. The zero value is Benign.
@@ -27,7 +27,7 @@ const (
 	numFamilies
 )
 
-var familyNames = [numFamilies]string{sim.FamilyBenign, sim.FamilyFatal, sim.FamilyMixed}
+var familyNames = [numFamilies]string{timeline.FamilyBenign, timeline.FamilyFatal, timeline.FamilyMixed}
 
 func (f Family) String() string {
 	if f < numFamilies {

@@ -13,6 +13,7 @@ import (
 	"github.com/failsim/failsim/property"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
 )
 
 // Config is one run of failsim check.
@@ -42,12 +43,12 @@ func (r *Result) Held() bool { return len(r.Violations) == 0 }
 // Violation is the first trace, by index, that violates one property, and its shrunk form.
 type Violation struct {
 	Property  property.Spec
-	Trace     int           // index of the first violating trace
-	Original  *sim.Timeline // the generated trace
-	Why       string        // the property's verdict on it
-	Shrunk    *sim.Timeline // the minimal trace that still violates the property
-	ShrunkWhy string        // the property's verdict on the shrunk trace
-	Replays   int           // replays the shrinking took
+	Trace     int                // index of the first violating trace
+	Original  *timeline.Timeline // the generated trace
+	Why       string             // the property's verdict on it
+	Shrunk    *timeline.Timeline // the minimal trace that still violates the property
+	ShrunkWhy string             // the property's verdict on the shrunk trace
+	Replays   int                // replays the shrinking took
 }
 
 // ErrNoTraces is returned by Run when asked for no trace (Config.Traces < 1): nothing checked

@@ -5,16 +5,18 @@ import (
 	"slices"
 	"time"
 
+	"github.com/failsim/failsim/expect"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/property"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
 )
 
 // Violates replays tl under m and reports whether it violates the property s, with the
 // property's verdict.
-func Violates(tl *sim.Timeline, m *statemap.Map, s property.Spec) (bool, string, error) {
-	p, err := property.New(s, propertyTrace(tl, m))
+func Violates(tl *timeline.Timeline, m *statemap.Map, s property.Spec) (bool, string, error) {
+	p, err := property.New(s, expect.Trace(tl, m))
 	if err != nil {
 		return false, "", err
 	}
@@ -32,7 +34,7 @@ func shrinkViolation(g *Generator, cfg Config, s property.Spec, i int) (Violatio
 	if !bad {
 		panic(fmt.Sprintf("check: trace %d violated %s in the run but not when replayed again", i, s))
 	}
-	shrunk, n := Shrink(orig, func(tl *sim.Timeline) bool {
+	shrunk, n := Shrink(orig, func(tl *timeline.Timeline) bool {
 		bad, _, _ := Violates(tl, cfg.Map, s)
 		return bad
 	})
@@ -44,10 +46,10 @@ func shrinkViolation(g *Generator, cfg Config, s property.Spec, i int) (Violatio
 // removes events (halves, then quarters, down to single events), then replicas no event
 // needs, then shortens the trace's end and every gap between events, and starts over until
 // nothing more goes. Times stay whole seconds. fails must be deterministic; so is Shrink.
-func Shrink(tl *sim.Timeline, fails func(*sim.Timeline) bool) (*sim.Timeline, int) {
+func Shrink(tl *timeline.Timeline, fails func(*timeline.Timeline) bool) (*timeline.Timeline, int) {
 	cur := clone(tl)
 	tries := 0
-	try := func(c *sim.Timeline) bool {
+	try := func(c *timeline.Timeline) bool {
 		tries++
 		if fails(c) {
 			cur = c
@@ -149,17 +151,17 @@ func schedulePeriod(interval time.Duration) time.Duration {
 
 // shift moves events k.. earlier by d; the end stays, so the violation keeps its time to
 // happen, and the end is shortened on the next round.
-func shift(tl *sim.Timeline, k int, d time.Duration) {
+func shift(tl *timeline.Timeline, k int, d time.Duration) {
 	for i := k; i < len(tl.Events); i++ {
 		tl.Events[i].At -= d
 	}
 }
 
 // dropNode removes node j and its events.
-func dropNode(tl *sim.Timeline, j int) *sim.Timeline {
+func dropNode(tl *timeline.Timeline, j int) *timeline.Timeline {
 	c := clone(tl)
 	c.Nodes = slices.Delete(c.Nodes, j, j+1)
-	c.Events = slices.DeleteFunc(c.Events, func(e sim.Event) bool { return e.Node == j })
+	c.Events = slices.DeleteFunc(c.Events, func(e timeline.Event) bool { return e.Node == j })
 	for i := range c.Events {
 		if c.Events[i].Node > j {
 			c.Events[i].Node--
@@ -168,16 +170,10 @@ func dropNode(tl *sim.Timeline, j int) *sim.Timeline {
 	return c
 }
 
-func clone(tl *sim.Timeline) *sim.Timeline {
+func clone(tl *timeline.Timeline) *timeline.Timeline {
 	c := *tl
 	c.Nodes = slices.Clone(tl.Nodes)
 	c.Events = slices.Clone(tl.Events)
 	c.Expects = nil
 	return &c
-}
-
-// propertyTrace is what a property knows of a replay of tl under m.
-func propertyTrace(tl *sim.Timeline, m *statemap.Map) property.Trace {
-	return property.Trace{Names: tl.Names(), Start: tl.Start, Interval: tl.Interval, Timeout: tl.Timeout,
-		Policy: tl.Policy, Benign: tl.Family == sim.FamilyBenign, Map: m}
 }

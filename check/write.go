@@ -9,7 +9,7 @@ import (
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/property"
-	"github.com/failsim/failsim/sim"
+	"github.com/failsim/failsim/timeline"
 )
 
 // FileName is the counterexample file of violation v of a run with seed.
@@ -22,7 +22,7 @@ func FileName(v Violation, seed uint64) string {
 // replay judges no-false-failover as failsim check did), the statemap statement when smPath is
 // not "", the policy when not automatic, the events at clock times, "cluster end", and one
 // expect line per property.
-func Timeline(tl *sim.Timeline, header []string, smPath string, props ...property.Spec) []byte {
+func Timeline(tl *timeline.Timeline, header []string, smPath string, props ...property.Spec) []byte {
 	var b bytes.Buffer
 	for _, h := range header {
 		b.WriteString(strings.TrimRight("# "+h, " ") + "\n")
@@ -45,15 +45,15 @@ func Timeline(tl *sim.Timeline, header []string, smPath string, props ...propert
 	for _, ev := range tl.Events {
 		at := narrate.Clock(tl.Start, ev.At)
 		switch ev.Kind {
-		case sim.SetFault:
+		case timeline.SetFault:
 			fmt.Fprintf(&b, "%s %s %s\n", at, tl.Nodes[ev.Node].Name, ev.Fault)
-		case sim.ManagerDown:
+		case timeline.ManagerDown:
 			fmt.Fprintf(&b, "%s %s manager down\n", at, tl.Nodes[ev.Node].Name)
-		case sim.ManagerUp:
+		case timeline.ManagerUp:
 			fmt.Fprintf(&b, "%s %s manager up\n", at, tl.Nodes[ev.Node].Name)
-		case sim.Recover:
+		case timeline.Recover:
 			fmt.Fprintf(&b, "%s %s recover\n", at, tl.Nodes[ev.Node].Name)
-		case sim.SetPolicy:
+		case timeline.SetPolicy:
 			fmt.Fprintf(&b, "%s cluster policy %s\n", at, ev.Policy)
 		}
 	}

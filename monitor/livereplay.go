@@ -13,8 +13,8 @@ import (
 	"github.com/failsim/failsim/fileline"
 	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/proxy"
-	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
 )
 
 // DefaultSpeed is how many times faster than the timeline a live replay runs.
@@ -22,7 +22,7 @@ const DefaultSpeed = 10
 
 // LiveConfig sets up a live replay.
 type LiveConfig struct {
-	Timeline *sim.Timeline
+	Timeline *timeline.Timeline
 	Map      *statemap.Map // the effective statemap
 	// DSN is the real server every node's proxy forwards to; the probes log in with its
 	// user and password. It must be a tcp DSN (ProxyDSN).
@@ -38,7 +38,7 @@ type LiveConfig struct {
 
 // WireOnly checks that every fault of tl can be made real by a proxy; the error names the
 // first that cannot, with its line.
-func WireOnly(tl *sim.Timeline) error {
+func WireOnly(tl *timeline.Timeline) error {
 	for _, ev := range tl.Events {
 		if ev.Kind == drive.SetFault && !ev.Fault.Kind.Wire() {
 			return &fileline.Error{File: tl.File, Line: ev.Line,
@@ -128,7 +128,7 @@ func (d Decision) describe(start time.Time) string {
 }
 
 // Recorder is an observer that keeps the decisions of a run. Names, the nodes' names in
-// cluster order (sim.Timeline.Names), must be set: the decisions are recorded with them.
+// cluster order (timeline.Timeline.Names), must be set: the decisions are recorded with them.
 type Recorder struct {
 	Names     []string
 	Decisions []Decision

@@ -16,6 +16,7 @@ import (
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/sim"
+	"github.com/failsim/failsim/timeline"
 )
 
 // syncBuffer is a bytes.Buffer safe for the loop and the test.
@@ -77,7 +78,7 @@ func TestStatemapReload(t *testing.T) {
 	}}, edit{11 * time.Second, func() {
 		write("mysql_error.state=stopped\nmysql_error.threshold=0\nmysql_error.action=fail\n", base.Add(2*time.Minute))
 	}})
-	tl := &sim.Timeline{Nodes: []fence.NodeConfig{{Name: "db1", Role: fence.Master}, {Name: "db2"}}}
+	tl := &timeline.Timeline{Nodes: []fence.NodeConfig{{Name: "db1", Role: fence.Master}, {Name: "db2"}}}
 	if err := printer.Summary("reload", sim.NewReport(tl, nil), nil); err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/failsim/failsim/faultmodel"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
 )
 
 // predicted is a prober that answers what the simulator's fault model predicts for the node's
@@ -115,7 +116,7 @@ func playMock(r *Runtime, mock *clock.Mock, edits ...edit) error {
 
 // liveLines runs the timeline through the runtime on a mock clock with predicted probers and
 // returns the printed events and the verdict.
-func liveLines(t *testing.T, tl *sim.Timeline, smPath string) (string, []string) {
+func liveLines(t *testing.T, tl *timeline.Timeline, smPath string) (string, []string) {
 	t.Helper()
 	m, err := statemap.Load(smPath)
 	if err != nil {
@@ -143,7 +144,7 @@ func liveLines(t *testing.T, tl *sim.Timeline, smPath string) (string, []string)
 	return out.String(), report.Verdict()
 }
 
-func simLines(tl *sim.Timeline, m *statemap.Map) (string, []string) {
+func simLines(tl *timeline.Timeline, m *statemap.Map) (string, []string) {
 	var out bytes.Buffer
 	printer := sim.NewPrinter(&out, sim.Text, tl.Start, tl.Names())
 	report := sim.NewReport(tl, m)
@@ -167,7 +168,7 @@ func TestRuntimeMatchesSimulator(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tl, err := sim.Parse(f, data)
+			tl, err := timeline.Parse(f, data)
 			if err != nil {
 				t.Fatal(err)
 			}

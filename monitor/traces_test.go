@@ -16,6 +16,7 @@ import (
 	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
 )
 
 // events is an observer that keeps every event. The runtime calls it from its loop alone.
@@ -39,7 +40,7 @@ func (r *events) Instant(time.Duration, *fence.Engine) {}
 
 // liveEvents runs tl through the runtime on a mock clock, with probers that answer the fault
 // model's prediction for the fault their node has when they start, and returns its events.
-func liveEvents(tl *sim.Timeline, m *statemap.Map) ([]fence.Event, error) {
+func liveEvents(tl *timeline.Timeline, m *statemap.Map) ([]fence.Event, error) {
 	probers := make([]*predicted, len(tl.Nodes))
 	nodes := make([]Node, len(tl.Nodes))
 	for i, n := range tl.Nodes {
@@ -69,7 +70,7 @@ func TestRuntimeMatchesSimulatorOnTraces(t *testing.T) {
 	if testing.Short() {
 		n = 20
 	}
-	shape := check.Shape{Nodes: 5, Length: 10 * time.Minute, Interval: drive.DefaultInterval, Timeout: sim.DefaultTimeout}
+	shape := check.Shape{Nodes: 5, Length: 10 * time.Minute, Interval: drive.DefaultInterval, Timeout: timeline.DefaultTimeout}
 	m := statemap.Default()
 	// The mock clock sleeps a millisecond at every move: the traces wait far more than they
 	// work, so many run at once.

@@ -11,6 +11,7 @@ import (
 	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
 )
 
 // benchTimeline writes a 24-hour timeline of 5 nodes with n fault events, from a seed.
@@ -34,7 +35,7 @@ func benchTimeline(n int, seed uint64) string {
 // BenchmarkReplayDay replays a simulated day of 5 nodes with 2,000 fault events: the engine
 // with the verdict's report alone, and with the text event log written to io.Discard.
 func BenchmarkReplayDay(b *testing.B) {
-	tl, err := sim.Parse("bench.timeline", []byte(benchTimeline(2000, 1)))
+	tl, err := timeline.Parse("bench.timeline", []byte(benchTimeline(2000, 1)))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func BenchmarkReplaySpan(b *testing.B) {
 		name string
 		span time.Duration
 	}{{"day", 24 * time.Hour}, {"200-years", 200 * 365 * 24 * time.Hour}} {
-		tl, err := sim.Parse("span.timeline", []byte(spanText(c.span)))
+		tl, err := timeline.Parse("span.timeline", []byte(spanText(c.span)))
 		if err != nil {
 			b.Fatal(err)
 		}

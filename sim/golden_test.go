@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/failsim/failsim/sim"
+	"github.com/failsim/failsim/timeline"
 )
 
 var rewrite = flag.Bool("rewrite", false, "rewrite the golden files from the current output")
@@ -19,7 +20,7 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the golden files from the cur
 // whether every expectation held.
 func replay(t *testing.T, path string, f sim.Format) ([]byte, bool) {
 	t.Helper()
-	tl, sm, err := sim.LoadFile(path, "")
+	tl, sm, err := timeline.LoadFile(path, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,9 +8,11 @@ import (
 	"io"
 	"time"
 
+	"github.com/failsim/failsim/expect"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
 )
 
 // Format is an output format of replay.
@@ -72,24 +74,6 @@ func (p *Printer) json(v any) {
 	_, p.err = p.w.Write([]byte{'\n'})
 }
 
-// Outcome of one expectation, as the summary reports it.
-type ExpectResult struct {
-	Line int    `json:"line"`
-	Text string `json:"text"`
-	Held bool   `json:"held"`
-	Why  string `json:"why,omitempty"`
-}
-
-// Judge returns the verdict of every expectation, in timeline order.
-func Judge(expects []Expect) []ExpectResult {
-	out := make([]ExpectResult, 0, len(expects))
-	for _, x := range expects {
-		held, why := x.Verdict()
-		out = append(out, ExpectResult{Line: x.Line(), Text: x.Text(), Held: held, Why: why})
-	}
-	return out
-}
-
 type failoverJSON struct {
 	T         float64 `json:"t"`
 	Time      string  `json:"time"`
@@ -100,19 +84,19 @@ type failoverJSON struct {
 
 type summaryJSON struct {
 	Summary struct {
-		File         string         `json:"file"`
-		Failover     bool           `json:"failover"`
-		Failovers    []failoverJSON `json:"failovers"`
-		NoCandidate  []failoverJSON `json:"no_candidate,omitempty"`
-		Verdict      []string       `json:"verdict"`
-		Expectations []ExpectResult `json:"expectations"`
-		Held         int            `json:"held"`
-		Failed       int            `json:"failed"`
+		File         string          `json:"file"`
+		Failover     bool            `json:"failover"`
+		Failovers    []failoverJSON  `json:"failovers"`
+		NoCandidate  []failoverJSON  `json:"no_candidate,omitempty"`
+		Verdict      []string        `json:"verdict"`
+		Expectations []expect.Result `json:"expectations"`
+		Held         int             `json:"held"`
+		Failed       int             `json:"failed"`
 	} `json:"summary"`
 }
 
 // Summary writes the verdict and the expectations' results after the events, and flushes.
-func (p *Printer) Summary(file string, r *Report, results []ExpectResult) error {
+func (p *Printer) Summary(file string, r *Report, results []expect.Result) error {
 	held := 0
 	for _, x := range results {
 		if x.Held {
@@ -159,17 +143,14 @@ func (p *Printer) Summary(file string, r *Report, results []ExpectResult) error 
 // Run is failsim replay: it replays tl under m, writes every event and then the verdict and the
 // expectations' results to w in format f, and returns those results in timeline order. When ctx
 // is done first it stops, writes the events so far and no verdict, and returns ctx's error.
-func Run(ctx context.Context, w io.Writer, f Format, tl *Timeline, m *statemap.Map) ([]ExpectResult, error) {
+func Run(ctx context.Context, w io.Writer, f Format, tl *timeline.Timeline, m *statemap.Map) ([]expect.Result, error) {
 	report := NewReport(tl, m)
 	printer := NewPrinter(w, f, tl.Start, tl.Names())
-	obs := []Observer{printer, report}
-	for _, x := range tl.Expects {
-		obs = append(obs, x)
-	}
-	if _, err := ReplayContext(ctx, tl, m, obs...); err != nil {
+	expects := expect.NewSet(tl, m) // fresh observers: a parsed timeline may be replayed again
+	if _, err := ReplayContext(ctx, tl, m, printer, report, expects); err != nil {
 		printer.Flush()
 		return nil, err
 	}
-	results := Judge(tl.Expects)
+	results := expects.Results()
 	return results, printer.Summary(tl.File, report, results)
 }

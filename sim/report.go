@@ -8,12 +8,13 @@ import (
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
 )
 
 // Report observes a replay and explains its outcome: did the cluster fail over, when and why,
 // and if not, why not for every node that was ever not online.
 type Report struct {
-	tl        *Timeline
+	tl        *timeline.Timeline
 	m         *statemap.Map
 	names     []string
 	nodes     []nodeStory      // per node, in cluster order
@@ -51,7 +52,7 @@ type fenceStory struct {
 }
 
 // NewReport returns a report observer for a replay of tl under m.
-func NewReport(tl *Timeline, m *statemap.Map) *Report {
+func NewReport(tl *timeline.Timeline, m *statemap.Map) *Report {
 	return &Report{tl: tl, m: m, names: tl.Names(), nodes: make([]nodeStory, len(tl.Nodes)), why: map[int]string{}}
 }
 

@@ -6,11 +6,12 @@ import (
 
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
 )
 
 // An alarm still active when the replay ends is reported with the count it reached.
 func TestReportCountsActiveAlarm(t *testing.T) {
-	tl, err := sim.Parse("t", []byte("cluster db1:master db2:replica\n00:00:00 db1 freeze\n00:00:30 cluster end\n"))
+	tl, err := timeline.Parse("t", []byte("cluster db1:master db2:replica\n00:00:00 db1 freeze\n00:00:30 cluster end\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

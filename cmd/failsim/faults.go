@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/failsim/failsim/faultmodel"
-	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
 )
 
 func (m *Main) faultsCmd() *cobra.Command {
@@ -27,7 +27,7 @@ gives within the checker's budget (--timeout), and what the statemap does with i
 		RunE: func(c *cobra.Command, _ []string) error { return m.runFaults(c.Context(), smFlag, timeout) },
 	}
 	statemapVar(c, &smFlag, "statemap override `FILE` to layer on the defaults")
-	c.Flags().DurationVar(&timeout, "timeout", sim.DefaultTimeout, "the checker's probe budget, a `DURATION`")
+	c.Flags().DurationVar(&timeout, "timeout", timeline.DefaultTimeout, "the checker's probe budget, a `DURATION`")
 	return c
 }
 

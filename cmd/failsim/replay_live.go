@@ -9,10 +9,12 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/internal/embedded"
 	"github.com/failsim/failsim/monitor"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
 )
 
 // runReplayLive plays a parsed incident live: one proxy per node in front of the real server
@@ -21,7 +23,7 @@ import (
 // port of 127.0.0.1), started here and stopped when the replay ends. It prints the live events
 // as they happen, then the simulated and the live decisions side by side and the verdict:
 // agree (exit 0) or differ (exit 1).
-func (m *Main) runReplayLive(ctx context.Context, path string, tl *sim.Timeline, sm *statemap.Map, dsn string, speed float64, f sim.Format, log zerolog.Logger) error {
+func (m *Main) runReplayLive(ctx context.Context, path string, tl *timeline.Timeline, sm *statemap.Map, dsn string, speed float64, f sim.Format, log zerolog.Logger) error {
 	if speed <= 0 {
 		return usageErr(fmt.Errorf("--speed %v: want a positive factor such as 10", speed), "")
 	}
@@ -68,7 +70,7 @@ func (m *Main) runReplayLive(ctx context.Context, path string, tl *sim.Timeline,
 	if f == sim.Text {
 		fmt.Fprintf(m.Stdout, "live replay of %s at %gx%s: %s of timeline in %s\n", tl.File, speed, against, tl.End, time.Duration(float64(tl.End)/speed).Round(time.Second))
 	}
-	live, err := monitor.LiveReplay(ctx, monitor.LiveConfig{Timeline: tl, Map: sm, DSN: dsn, Speed: speed, Log: log, Observers: []sim.Observer{out}})
+	live, err := monitor.LiveReplay(ctx, monitor.LiveConfig{Timeline: tl, Map: sm, DSN: dsn, Speed: speed, Log: log, Observers: []drive.Observer{out}})
 	if err != nil {
 		return &exitError{code: 1, err: err}
 	}
@@ -99,7 +101,7 @@ func (m *Main) runReplayLive(ctx context.Context, path string, tl *sim.Timeline,
 
 // simulate replays tl in the simulator and returns its fencing decisions, to set beside the
 // live ones.
-func simulate(tl *sim.Timeline, sm *statemap.Map) []monitor.Decision {
+func simulate(tl *timeline.Timeline, sm *statemap.Map) []monitor.Decision {
 	rec := &monitor.Recorder{Names: tl.Names()}
 	sim.Replay(tl, sm, rec)
 	return rec.Decisions

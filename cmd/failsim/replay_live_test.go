@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/failsim/failsim/sim"
+	"github.com/failsim/failsim/timeline"
 )
 
 // A live replay with no --mysql stops its in-process server when the replay is cancelled
@@ -24,7 +25,7 @@ func TestReplayLiveEmbeddedStopsOnCancel(t *testing.T) {
 	if err := os.WriteFile(path, []byte("cluster db1:master db2:replica\n00:01:00 db1 stall\n00:10:00 cluster end\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tl, sm, err := sim.LoadFile(path, "")
+	tl, sm, err := timeline.LoadFile(path, "")
 	if err != nil {
 		t.Fatal(err)
 	}
