@@ -14,6 +14,7 @@ import (
 	"github.com/failsim/failsim/expect"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/property"
+	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
 	"github.com/failsim/failsim/timeline"
@@ -112,9 +113,9 @@ func TestSeedMatters(t *testing.T) {
 // eventLog replays tl and returns its event log as text.
 func eventLog(tl *timeline.Timeline, m *statemap.Map) string {
 	var b bytes.Buffer
-	p := sim.NewPrinter(&b, sim.Text, tl.Start, tl.Names())
+	p := report.NewPrinter(&b, report.Text, tl.Start, tl.Names())
 	sim.Replay(tl, m, p)
-	p.Summary(tl.File, sim.NewReport(tl, m), nil)
+	p.Summary(tl.File, report.New(tl, m), nil)
 	return b.String()
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/faultmodel"
+	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
 	"github.com/failsim/failsim/timeline"
@@ -129,8 +130,8 @@ func liveLines(t *testing.T, tl *timeline.Timeline, smPath string) (string, []st
 		nodes[i] = Node{Name: n.Name, Role: n.Role, Prober: probers[i]}
 	}
 	var out bytes.Buffer
-	printer := sim.NewPrinter(&out, sim.Text, tl.Start, tl.Names())
-	report := sim.NewReport(tl, m)
+	printer := report.NewPrinter(&out, report.Text, tl.Start, tl.Names())
+	report := report.New(tl, m)
 	mock := clock.NewMock()
 	r, err := New(Config{
 		Nodes: nodes, Statemap: smPath, Policy: tl.Policy, Interval: tl.Interval, Clock: mock,
@@ -146,8 +147,8 @@ func liveLines(t *testing.T, tl *timeline.Timeline, smPath string) (string, []st
 
 func simLines(tl *timeline.Timeline, m *statemap.Map) (string, []string) {
 	var out bytes.Buffer
-	printer := sim.NewPrinter(&out, sim.Text, tl.Start, tl.Names())
-	report := sim.NewReport(tl, m)
+	printer := report.NewPrinter(&out, report.Text, tl.Start, tl.Names())
+	report := report.New(tl, m)
 	sim.Replay(tl, m, printer, report)
 	printer.Summary(tl.File, report, nil)
 	return out.String(), report.Verdict()

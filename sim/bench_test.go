@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/failsim/failsim/narrate"
+	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
 	"github.com/failsim/failsim/timeline"
@@ -44,15 +45,15 @@ func BenchmarkReplayDay(b *testing.B) {
 	b.Run("engine", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			sim.Replay(tl, m, sim.NewReport(tl, m))
+			sim.Replay(tl, m, report.New(tl, m))
 		}
 		b.ReportMetric(simulated*float64(b.N)/b.Elapsed().Seconds(), "sim-s/s")
 	})
 	b.Run("text-log", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			p := sim.NewPrinter(io.Discard, sim.Text, tl.Start, tl.Names())
-			r := sim.NewReport(tl, m)
+			p := report.NewPrinter(io.Discard, report.Text, tl.Start, tl.Names())
+			r := report.New(tl, m)
 			sim.Replay(tl, m, p, r)
 			p.Summary(tl.File, r, nil)
 		}
@@ -77,7 +78,7 @@ func BenchmarkReplaySpan(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				sim.Replay(tl, m, sim.NewReport(tl, m))
+				sim.Replay(tl, m, report.New(tl, m))
 			}
 		})
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/expect"
 	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/statemap"
 	"github.com/failsim/failsim/timeline"
 )
@@ -41,7 +42,7 @@ func TestReplayCostFollowsChanges(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := newRunner(context.Background(), tl, statemap.Default(), []drive.Observer{NewReport(tl, statemap.Default())})
+		r := newRunner(context.Background(), tl, statemap.Default(), []drive.Observer{report.New(tl, statemap.Default())})
 		if err := r.run(); err != nil {
 			t.Fatal(err)
 		}

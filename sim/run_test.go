@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/failsim/failsim/expect"
+	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
 	"github.com/failsim/failsim/timeline"
@@ -39,7 +40,7 @@ expect property detects-death-within 1s
 	m := statemap.Default()
 	run := func() ([]expect.Result, []byte) {
 		var out bytes.Buffer
-		results, err := sim.Run(context.Background(), &out, sim.Text, tl, m)
+		results, err := sim.Run(context.Background(), &out, report.Text, tl, m)
 		if err != nil {
 			t.Error(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/fileline"
 	"github.com/failsim/failsim/property"
+	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
 	"github.com/failsim/failsim/timeline"
@@ -217,7 +218,7 @@ func FuzzParseTimeline(f *testing.F) {
 		// Any span: a replay's cost follows its changes, not its length.
 		m := statemap.Default()
 		xs := expect.NewSet(tl, m)
-		sim.Replay(tl, m, sim.NewReport(tl, m), xs)
+		sim.Replay(tl, m, report.New(tl, m), xs)
 		xs.Results()
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/internal/embedded"
 	"github.com/failsim/failsim/monitor"
+	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
 	"github.com/failsim/failsim/timeline"
@@ -23,7 +24,7 @@ import (
 // port of 127.0.0.1), started here and stopped when the replay ends. It prints the live events
 // as they happen, then the simulated and the live decisions side by side and the verdict:
 // agree (exit 0) or differ (exit 1).
-func (m *Main) runReplayLive(ctx context.Context, path string, tl *timeline.Timeline, sm *statemap.Map, dsn string, speed float64, f sim.Format, log zerolog.Logger) error {
+func (m *Main) runReplayLive(ctx context.Context, path string, tl *timeline.Timeline, sm *statemap.Map, dsn string, speed float64, f report.Format, log zerolog.Logger) error {
 	if speed <= 0 {
 		return usageErr(fmt.Errorf("--speed %v: want a positive factor such as 10", speed), "")
 	}
@@ -67,7 +68,7 @@ func (m *Main) runReplayLive(ctx context.Context, path string, tl *timeline.Time
 	}
 	simulated := simulate(tl, sm)
 	out := newLivePrinter(m.Stdout, f, tl.Start, tl.Names())
-	if f == sim.Text {
+	if f == report.Text {
 		fmt.Fprintf(m.Stdout, "live replay of %s at %gx%s: %s of timeline in %s\n", tl.File, speed, against, tl.End, time.Duration(float64(tl.End)/speed).Round(time.Second))
 	}
 	live, err := monitor.LiveReplay(ctx, monitor.LiveConfig{Timeline: tl, Map: sm, DSN: dsn, Speed: speed, Log: log, Observers: []drive.Observer{out}})
@@ -75,7 +76,7 @@ func (m *Main) runReplayLive(ctx context.Context, path string, tl *timeline.Time
 		return &exitError{code: 1, err: err}
 	}
 	lines, ok := monitor.Compare(tl.Start, simulated, live)
-	if f == sim.JSON {
+	if f == report.JSON {
 		server := checker.Addr()
 		if against != "" {
 			server = "in-process"

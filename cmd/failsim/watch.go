@@ -23,7 +23,7 @@ import (
 	"github.com/failsim/failsim/expect"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/monitor"
-	"github.com/failsim/failsim/sim"
+	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/statemap"
 	"github.com/failsim/failsim/timeline"
 )
@@ -132,18 +132,18 @@ func (m *Main) runWatch(ctx context.Context, o *watchFlags) error {
 	start := clk.Now()
 	tl.Start = start
 	out := newLivePrinter(m.Stdout, f, start, names)
-	report := &lateReport{}
+	verdict := &lateReport{}
 	hook := &failoverHook{cmd: o.onFailover, start: start, names: names, stderr: m.Stderr, log: log}
 	rt, err := monitor.New(monitor.Config{
 		Nodes: targets, Statemap: o.statemap, Map: sm, Policy: pol, Interval: o.interval, Clock: clk, Log: log,
-		Observers: []drive.Observer{out, report, metrics, hook},
+		Observers: []drive.Observer{out, verdict, metrics, hook},
 		OnProbe:   func(_ time.Duration, i int, r monitor.Result) { metrics.Probed(i, r.Condition) },
 	}, monitor.Script{End: o.forDur})
 	if err != nil {
 		return usageErr(err, "")
 	}
 	// The report explains its verdict with the statemap in force when the run ends.
-	report.Report = sim.NewReport(tl, rt.Map())
+	verdict.Report = report.New(tl, rt.Map())
 	log.Info().Int("nodes", len(targets)).Dur("interval", o.interval).Dur("timeout", o.timeout).Msg("watching")
 	err = rt.Run(ctx)
 	hook.wait()
@@ -153,7 +153,7 @@ func (m *Main) runWatch(ctx context.Context, o *watchFlags) error {
 	if out.err != nil {
 		return out.err
 	}
-	return sim.NewPrinter(m.Stdout, f, start, names).Summary("watch", report.Report, []expect.Result{})
+	return report.NewPrinter(m.Stdout, f, start, names).Summary("watch", verdict.Report, []expect.Result{})
 }
 
 // parseNodes reads the --node flags into checkers. No error repeats a DSN: it holds a password.
@@ -221,12 +221,12 @@ func serveMetrics(addr string, metrics *monitor.Metrics, log zerolog.Logger) (st
 
 // livePrinter writes each event the moment it happens, in replay's format.
 type livePrinter struct {
-	p   *sim.Printer
+	p   *report.Printer
 	err error
 }
 
-func newLivePrinter(w io.Writer, f sim.Format, start time.Time, names []string) *livePrinter {
-	return &livePrinter{p: sim.NewPrinter(w, f, start, names)}
+func newLivePrinter(w io.Writer, f report.Format, start time.Time, names []string) *livePrinter {
+	return &livePrinter{p: report.NewPrinter(w, f, start, names)}
 }
 
 // Instant implements drive.Observer.
@@ -297,6 +297,6 @@ func (h *failoverHook) Event(ev fence.Event) {
 // wait waits for the commands still running.
 func (h *failoverHook) wait() { h.wg.Wait() }
 
-// lateReport is a sim.Report made once the runtime exists, so that it explains the verdict
+// lateReport is a report.Report made once the runtime exists, so that it explains the verdict
 // with the runtime's statemap.
-type lateReport struct{ *sim.Report }
+type lateReport struct{ *report.Report }

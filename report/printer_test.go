@@ -1,4 +1,4 @@
-package sim_test
+package report_test
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
-	"github.com/failsim/failsim/sim"
+	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/statemap"
 )
 
@@ -103,9 +103,9 @@ func TestEveryEventPrinted(t *testing.T) {
 {` + z + `"event":"coordinator","coordinator":"","text":"cluster coordinator none: no manager is up"}
 `
 	start := time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)
-	for _, f := range []sim.Format{sim.Text, sim.JSON} {
+	for _, f := range []report.Format{report.Text, report.JSON} {
 		var b bytes.Buffer
-		p := sim.NewPrinter(&b, f, start, names)
+		p := report.NewPrinter(&b, f, start, names)
 		for _, ev := range evs {
 			p.Event(ev)
 		}
@@ -113,7 +113,7 @@ func TestEveryEventPrinted(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := wantText
-		if f == sim.JSON {
+		if f == report.JSON {
 			want = wantJSON
 		}
 		if got := b.String(); got != want {

@@ -1,4 +1,4 @@
-package sim
+package report
 
 import (
 	"fmt"
@@ -11,8 +11,8 @@ import (
 	"github.com/failsim/failsim/timeline"
 )
 
-// Report observes a replay and explains its outcome: did the cluster fail over, when and why,
-// and if not, why not for every node that was ever not online.
+// Report observes a run and explains its outcome: did the cluster fail over, when and why, and
+// if not, why not for every node that was ever not online.
 type Report struct {
 	tl        *timeline.Timeline
 	m         *statemap.Map
@@ -25,6 +25,8 @@ type Report struct {
 	buf       []fence.AlarmView
 }
 
+// nodeStory is what the report keeps of one node: the conditions it showed, how far their
+// alarms got, and what reset or fenced it.
 type nodeStory struct {
 	conds      []statemap.Condition
 	seen       [statemap.NumConditions]bool
@@ -51,12 +53,12 @@ type fenceStory struct {
 	ineligible []fence.Ineligible
 }
 
-// NewReport returns a report observer for a replay of tl under m.
-func NewReport(tl *timeline.Timeline, m *statemap.Map) *Report {
+// New returns a report observer for a run of tl under m.
+func New(tl *timeline.Timeline, m *statemap.Map) *Report {
 	return &Report{tl: tl, m: m, names: tl.Names(), nodes: make([]nodeStory, len(tl.Nodes)), why: map[int]string{}}
 }
 
-// Instant implements Observer: at ticks and at the end it reads the counts of the alarms still
+// Instant implements drive.Observer: at ticks and at the end it reads the counts of the alarms still
 // active, so that those the run ends on are reported with the count they reached.
 func (r *Report) Instant(at time.Duration, e *fence.Engine) {
 	if r.active == 0 || (at != r.tl.End && at%statemap.TickInterval != 0) {
@@ -79,7 +81,7 @@ func (n *nodeStory) saw(c statemap.Condition) {
 	}
 }
 
-// Event implements Observer.
+// Event implements drive.Observer.
 func (r *Report) Event(ev fence.Event) {
 	switch ev := ev.(type) {
 	case *fence.StateChanged:

@@ -1,9 +1,10 @@
-package sim_test
+package report_test
 
 import (
 	"slices"
 	"testing"
 
+	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
 	"github.com/failsim/failsim/timeline"
@@ -16,7 +17,7 @@ func TestReportCountsActiveAlarm(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := statemap.Default()
-	r := sim.NewReport(tl, m)
+	r := report.New(tl, m)
 	sim.Replay(tl, m, r)
 	want := "  db1: login_response_timeout fails after 8 ticks, but its alarm reached at most 3 before it was reset or the replay ended"
 	if got := r.Verdict(); !slices.Contains(got, want) {
