@@ -29,6 +29,7 @@ const (
 
 var familyNames = [numFamilies]string{timeline.FamilyBenign, timeline.FamilyFatal, timeline.FamilyMixed}
 
+// String is the family's name, as --family and a timeline's "family" statement write it.
 func (f Family) String() string {
 	if f < numFamilies {
 		return familyNames[f]
