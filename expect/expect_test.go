@@ -49,3 +49,18 @@ func TestExpectNoMaster(t *testing.T) {
 		}
 	}
 }
+
+// A timeline with no expectation has no verdict to give: an empty list, which the JSON summary
+// writes as [], not null.
+func TestNoExpectations(t *testing.T) {
+	tl, err := timeline.Parse("t.timeline", []byte("cluster db1:master\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := expect.NewSet(tl, statemap.Default()).Results(); r == nil || len(r) != 0 {
+		t.Errorf("Results() = %#v, want an empty list", r)
+	}
+	if r := (&expect.Set{}).Results(); r == nil || len(r) != 0 {
+		t.Errorf("the zero Set's Results() = %#v, want an empty list", r)
+	}
+}

@@ -39,8 +39,12 @@ type deathWatch struct {
 }
 
 func newDetectsDeath(j judge, tr Trace, within time.Duration) *detectsDeath {
+	m := tr.Map
+	if m == nil {
+		m = statemap.Default()
+	}
 	return &detectsDeath{judge: j, names: tr.Names, within: within, lag: max(tr.Interval, tr.Timeout),
-		timeout: tr.Timeout, m: tr.Map, auto: tr.Policy == fence.Automatic}
+		timeout: tr.Timeout, m: m, auto: tr.Policy == fence.Automatic}
 }
 
 // Event implements drive.Observer. A watch whose deadline passed before the event is judged

@@ -74,9 +74,6 @@ func New(s Spec, tr Trace) (Property, error) {
 	if _, err := NewSpec(s.Name, s.args()); err != nil {
 		return nil, err
 	}
-	if tr.Map == nil {
-		tr.Map = statemap.Default()
-	}
 	j := judge{start: tr.Start}
 	switch s.Name {
 	case NoFalseFailover:
