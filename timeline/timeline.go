@@ -35,18 +35,18 @@ const (
 // expectations. It is data: nothing in it observes a replay, so one Timeline may be replayed
 // any number of times, and at once.
 type Timeline struct {
-	File         string // the name errors and reports use
-	Nodes        []fence.NodeConfig
-	Interval     time.Duration // between probe starts
-	Timeout      time.Duration // the probe's budget
-	Statemap     string        // the "statemap" statement's path, resolved against File's folder; "" if none
-	StatemapLine int
-	Policy       fence.Policy
-	Family       string    // the "family" statement: the check family a generated trace came from; "" for none
-	Start        time.Time // the clock time of t=0
-	Events       []Event   // in time order (file order among equal times)
-	End          time.Duration
-	Expects      []Expect // in file order
+	File         string             // the name errors and reports use
+	Nodes        []fence.NodeConfig // in the cluster line's order: the order node indices count in
+	Interval     time.Duration      // between probe starts
+	Timeout      time.Duration      // the probe's budget
+	Statemap     string             // the "statemap" statement's path, resolved against File's folder; "" if none
+	StatemapLine int                // the "statemap" statement's line, for errors about its file
+	Policy       fence.Policy       // the policy at t=0
+	Family       string             // the "family" statement: the check family a generated trace came from; "" for none
+	Start        time.Time          // the clock time of t=0
+	Events       []Event            // in time order (file order among equal times)
+	End          time.Duration      // the replay's last instant: "cluster end", or the last event plus DefaultTail
+	Expects      []Expect           // in file order
 }
 
 // Names returns the names of the timeline's nodes, in cluster order: what a printer or a
