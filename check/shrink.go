@@ -16,13 +16,13 @@ import (
 // Violates replays tl under m and reports whether it violates the property s, with the
 // property's verdict.
 func Violates(tl *timeline.Timeline, m *statemap.Map, s property.Spec) (bool, string, error) {
-	p, err := property.New(s, expect.Trace(tl, m))
+	p, err := property.NewSet(expect.Trace(tl, m), s)
 	if err != nil {
 		return false, "", err
 	}
 	sim.Replay(tl, m, p)
-	held, why := p.Verdict()
-	return !held, why, nil
+	bad, why := p.Violated(0)
+	return bad, why, nil
 }
 
 func shrinkViolation(g *Generator, cfg Config, s property.Spec, i int) (Violation, error) {

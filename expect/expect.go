@@ -59,13 +59,22 @@ func newExpectation(tl *timeline.Timeline, m *statemap.Map, names []string, x ti
 	case timeline.ExpectAt:
 		return newAt(x, names[x.Node])
 	case timeline.ExpectProperty:
-		p, err := property.New(x.Property, Trace(tl, m))
+		s, err := property.NewSet(Trace(tl, m), x.Property)
 		if err != nil {
 			panic("expect: a property the timeline parser checked does not build: " + err.Error())
 		}
-		return p
+		return propertyHolds{s}
 	}
 	panic("expect: an expectation of no kind")
+}
+
+// propertyHolds is a property statement: a set of the one property.
+type propertyHolds struct{ *property.Set }
+
+// Verdict implements Expectation.
+func (x propertyHolds) Verdict() (bool, string) {
+	bad, why := x.Violated(0)
+	return !bad, why
 }
 
 // Event implements drive.Observer.

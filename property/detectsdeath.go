@@ -47,10 +47,11 @@ func newDetectsDeath(j judge, tr Trace, within time.Duration) *detectsDeath {
 		timeout: tr.Timeout, m: m, auto: tr.Policy == fence.Automatic}
 }
 
-// Event implements drive.Observer. A watch whose deadline passed before the event is judged
-// first: observers are told of no instant at which nothing was decided, so the first word of a
-// late fence may be the fence itself; until then the gates stayed as the last instant saw them.
-func (p *detectsDeath) Event(ev fence.Event) {
+// Event implements Property. A watch whose deadline passed before the event is judged first:
+// observers are told of no instant at which nothing was decided, so the first word of a late
+// fence may be the fence itself; until then the gates stayed as the last instant saw them. It
+// looks at the engine while it watches a fault.
+func (p *detectsDeath) Event(ev fence.Event) bool {
 	if len(p.watch) > 0 {
 		p.overdue(ev.When())
 	}
@@ -78,6 +79,7 @@ func (p *detectsDeath) Event(ev fence.Event) {
 	case *fence.NodeFailed:
 		p.unwatch(ev.Node)
 	}
+	return len(p.watch) > 0
 }
 
 // watchFault starts watching fault f put on node i's link at time at, if the statemap fences
@@ -102,12 +104,12 @@ func (p *detectsDeath) promise(took time.Duration, threshold int) time.Duration 
 	return p.lag + took + time.Duration(threshold)*statemap.TickInterval
 }
 
-// Instant implements drive.Observer: a watched fault on a node that is not the master in
-// service, whose manager is down, or with no coordinator, is dropped; one past its deadline is
-// a violation.
-func (p *detectsDeath) Instant(at time.Duration, e *fence.Engine) {
+// Look implements Property: a watched fault on a node that is not the master in service, whose
+// manager is down, or with no coordinator, is dropped; one past its deadline is a violation. It
+// looks again while a fault is watched.
+func (p *detectsDeath) Look(at time.Duration, e *fence.Engine) bool {
 	if len(p.watch) == 0 {
-		return
+		return false
 	}
 	coordUp := e.Coordinator() >= 0
 	p.watch = slices.DeleteFunc(p.watch, func(d deathWatch) bool {
@@ -121,6 +123,7 @@ func (p *detectsDeath) Instant(at time.Duration, e *fence.Engine) {
 		}
 		return false
 	})
+	return len(p.watch) > 0
 }
 
 // overdue judges the watched faults whose deadline passed before at.

@@ -28,8 +28,8 @@ func newNoFalseFailover(j judge, tr Trace) *noFalseFailover {
 	return p
 }
 
-// Event implements drive.Observer.
-func (p *noFalseFailover) Event(ev fence.Event) {
+// Event implements Property: it judges a fence as it is made, and never looks at the engine.
+func (p *noFalseFailover) Event(ev fence.Event) bool {
 	switch ev := ev.(type) {
 	case *drive.FaultSet:
 		if p.faults != nil {
@@ -44,10 +44,11 @@ func (p *noFalseFailover) Event(ev fence.Event) {
 			p.fenced(ev.At, ev.Kind(), ev.Node, ev.Condition)
 		}
 	}
+	return false
 }
 
-// Instant implements drive.Observer: the property judges fences as they are made.
-func (p *noFalseFailover) Instant(time.Duration, *fence.Engine) {}
+// Look implements Property: there is nothing to look at.
+func (p *noFalseFailover) Look(time.Duration, *fence.Engine) bool { return false }
 
 // fenced judges master i fenced at time at by condition c, in a decision of kind.
 func (p *noFalseFailover) fenced(at time.Duration, kind fence.Kind, i int, c statemap.Condition) {

@@ -14,21 +14,22 @@ type noFenceInMaintenance struct {
 	judge
 	names []string
 	maint bool // the policy is maintenance, as the events last said
-	look  bool // the engine's alarms are to be read at the end of the instant
 	buf   []fence.AlarmView
 }
 
-// Event implements drive.Observer.
-func (p *noFenceInMaintenance) Event(ev fence.Event) {
+// Event implements Property: it looks at the alarms when the policy turns to maintenance, and
+// when one is raised.
+func (p *noFenceInMaintenance) Event(ev fence.Event) bool {
+	look := false
 	switch ev := ev.(type) {
 	case *fence.PolicyChanged:
 		p.maint = ev.Policy == fence.Maintenance
-		p.look = p.look || p.maint
+		look = p.maint
 	case *fence.AlarmRaised:
-		p.look = true
+		look = true
 	}
 	if !p.maint {
-		return
+		return look
 	}
 	if d, ok := ev.(fence.Decision); ok {
 		switch d.Kind() {
@@ -37,23 +38,21 @@ func (p *noFenceInMaintenance) Event(ev fence.Event) {
 			p.fail(d.When(), "in maintenance: %s", narrate.Describe(p.names, ev))
 		}
 	}
+	return look
 }
 
-// Instant implements drive.Observer.
-func (p *noFenceInMaintenance) Instant(at time.Duration, e *fence.Engine) {
-	if !p.look {
-		return
-	}
-	p.look = false
+// Look implements Property.
+func (p *noFenceInMaintenance) Look(at time.Duration, e *fence.Engine) bool {
 	if e.Policy() != fence.Maintenance {
-		return
+		return false
 	}
 	for i := range e.Len() {
 		if e.AlarmCount(i) > 0 {
 			p.buf = e.Alarms(p.buf[:0], i)
 			a := p.buf[0]
 			p.fail(at, "in maintenance %s has an alarm: %s at %d of %d", p.names[i], a.Condition, a.Count, a.Threshold)
-			return
+			return false
 		}
 	}
+	return false
 }

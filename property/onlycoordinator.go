@@ -17,19 +17,19 @@ type onlyCoordinator struct {
 	names     []string
 	up        []bool // per node: its manager is up, as the events last said
 	announced int    // the coordinator the engine last announced; -1 none
-	dirty     bool   // a manager or the coordinator changed since the last look
 }
 
 func newOnlyCoordinator(j judge, tr Trace) *onlyCoordinator {
-	p := &onlyCoordinator{judge: j, names: tr.Names, up: make([]bool, len(tr.Names)), announced: min(0, len(tr.Names)-1), dirty: true}
+	p := &onlyCoordinator{judge: j, names: tr.Names, up: make([]bool, len(tr.Names)), announced: min(0, len(tr.Names)-1)}
 	for i := range p.up {
 		p.up[i] = true
 	}
 	return p
 }
 
-// Event implements drive.Observer.
-func (p *onlyCoordinator) Event(ev fence.Event) {
+// Event implements Property: it looks at the coordinator when a manager or the coordinator
+// changed.
+func (p *onlyCoordinator) Event(ev fence.Event) bool {
 	switch ev := ev.(type) {
 	case *fence.AlarmExpired:
 		switch want := fence.FirstUp(p.up); {
@@ -40,13 +40,13 @@ func (p *onlyCoordinator) Event(ev fence.Event) {
 		}
 	case *fence.ManagerDown:
 		p.up[ev.Node] = false
-		p.dirty = true
+		return true
 	case *fence.ManagerUp:
 		p.up[ev.Node] = true
-		p.dirty = true
+		return true
 	case *fence.CoordinatorChanged:
 		p.announced = ev.Coordinator
-		p.dirty = true
+		return true
 	case *fence.Failover:
 		p.fenced(ev)
 	case *fence.NoCandidate:
@@ -56,6 +56,7 @@ func (p *onlyCoordinator) Event(ev fence.Event) {
 	case *fence.AlreadyFailed:
 		p.fenced(ev)
 	}
+	return false
 }
 
 // fenced judges fencing decision d: with no manager up, nobody may fence.
@@ -65,12 +66,8 @@ func (p *onlyCoordinator) fenced(d fence.Decision) {
 	}
 }
 
-// Instant implements drive.Observer.
-func (p *onlyCoordinator) Instant(at time.Duration, e *fence.Engine) {
-	if !p.dirty {
-		return
-	}
-	p.dirty = false
+// Look implements Property.
+func (p *onlyCoordinator) Look(at time.Duration, e *fence.Engine) bool {
 	want := -1
 	for i := range e.Len() {
 		if e.Node(i).ManagerUp {
@@ -81,4 +78,5 @@ func (p *onlyCoordinator) Instant(at time.Duration, e *fence.Engine) {
 	if got := e.Coordinator(); got != want || p.announced != want {
 		p.fail(at, "the coordinator is %s (announced %s), but the first node whose manager is up is %s", name(p.names, got), name(p.names, p.announced), name(p.names, want))
 	}
+	return false
 }

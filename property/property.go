@@ -5,7 +5,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/statemap"
@@ -45,11 +44,20 @@ var names = []string{NoFalseFailover, DetectsDeathWithin, SingleMaster, NoFenceI
 // them.
 func Names() []string { return slices.Clone(names) }
 
-// Property is one property judging one run. The driver tells it the run's events and instants
-// (drive.Observer); Verdict says whether it held so far, and if not, its first violation: the
-// clock time it was found at, then what went wrong ("00:02:20: master db1 was fenced ...").
+// Property is one property judging one run. It is told each event of the run as it is decided,
+// and says whether it must look at the engine at the end of the instant; it looks only then, so
+// a property costs what changes in the run, not its length. A Set runs properties as a
+// drive.Observer.
 type Property interface {
-	drive.Observer
+	// Event judges event ev, which points into storage reused after the call; it returns true
+	// to look at the engine at the end of the instant.
+	Event(ev fence.Event) (look bool)
+	// Look judges the engine e at the end of instant at: at the first instant of the run, and
+	// at each after an Event or the last Look asked for it. It returns true to look again at the
+	// end of the next instant, whatever that instant's events. e is to be read, not called into.
+	Look(at time.Duration, e *fence.Engine) (again bool)
+	// Verdict says whether the property held so far, and if not, its first violation: the clock
+	// time it was found at, then what went wrong ("00:02:20: master db1 was fenced ...").
 	Verdict() (held bool, why string)
 }
 
@@ -81,7 +89,7 @@ func New(s Spec, tr Trace) (Property, error) {
 	case DetectsDeathWithin:
 		return newDetectsDeath(j, tr, s.within()), nil
 	case SingleMaster:
-		return &singleMaster{judge: j, dirty: true}, nil
+		return &singleMaster{judge: j}, nil
 	case NoFenceInMaintenance:
 		return &noFenceInMaintenance{judge: j, names: tr.Names, maint: tr.Policy == fence.Maintenance}, nil
 	case OnlyCoordinatorFences:

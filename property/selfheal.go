@@ -11,22 +11,17 @@ import (
 type selfHeal struct {
 	judge
 	names []string
-	look  bool // an alarm was raised, or the engine held one at the last look
 	buf   []fence.AlarmView
 }
 
-// Event implements drive.Observer.
-func (p *selfHeal) Event(ev fence.Event) {
-	if _, ok := ev.(*fence.AlarmRaised); ok {
-		p.look = true
-	}
+// Event implements Property: it looks at the alarms once one is raised.
+func (p *selfHeal) Event(ev fence.Event) bool {
+	_, raised := ev.(*fence.AlarmRaised)
+	return raised
 }
 
-// Instant implements drive.Observer.
-func (p *selfHeal) Instant(at time.Duration, e *fence.Engine) {
-	if !p.look {
-		return
-	}
+// Look implements Property: it looks again while the engine holds an alarm.
+func (p *selfHeal) Look(at time.Duration, e *fence.Engine) bool {
 	held := false
 	for i := range e.Len() {
 		if e.AlarmCount(i) == 0 {
@@ -39,5 +34,5 @@ func (p *selfHeal) Instant(at time.Duration, e *fence.Engine) {
 			p.fail(at, "%s's last probe was ok, but its %s alarm is still at %d of %d", p.names[i], a.Condition, a.Count, a.Threshold)
 		}
 	}
-	p.look = held
+	return held
 }

@@ -11,23 +11,19 @@ import (
 // at the end of each instant at which a role may have changed.
 type singleMaster struct {
 	judge
-	dirty bool // a fence or a recovery may have changed a role since the last look
 }
 
-// Event implements drive.Observer.
-func (p *singleMaster) Event(ev fence.Event) {
+// Event implements Property: a fence or a recovery may change a role.
+func (p *singleMaster) Event(ev fence.Event) bool {
 	switch ev.(type) {
 	case *fence.Failover, *fence.NoCandidate, *fence.NodeFailed, *fence.NodeRecovered:
-		p.dirty = true
+		return true
 	}
+	return false
 }
 
-// Instant implements drive.Observer.
-func (p *singleMaster) Instant(at time.Duration, e *fence.Engine) {
-	if !p.dirty {
-		return
-	}
-	p.dirty = false
+// Look implements Property.
+func (p *singleMaster) Look(at time.Duration, e *fence.Engine) bool {
 	n := 0
 	for i := range e.Len() {
 		if v := e.Node(i); v.Role == fence.Master && !v.Failed {
@@ -35,7 +31,7 @@ func (p *singleMaster) Instant(at time.Duration, e *fence.Engine) {
 		}
 	}
 	if n < 2 {
-		return
+		return false
 	}
 	var masters []string
 	for i := range e.Len() {
@@ -44,4 +40,5 @@ func (p *singleMaster) Instant(at time.Duration, e *fence.Engine) {
 		}
 	}
 	p.fail(at, "%d masters in service: %s", n, strings.Join(masters, ", "))
+	return false
 }
