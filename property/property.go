@@ -38,11 +38,11 @@ const (
 )
 
 // names are the properties in the order failsim check runs and reports them.
-var names = []string{NoFalseFailover, DetectsDeathWithin, SingleMaster, NoFenceInMaintenance, OnlyCoordinatorFences, SelfHealResets}
+var names = [...]string{NoFalseFailover, DetectsDeathWithin, SingleMaster, NoFenceInMaintenance, OnlyCoordinatorFences, SelfHealResets}
 
 // Names returns the built-in properties' names in the order failsim check runs and reports
 // them.
-func Names() []string { return slices.Clone(names) }
+func Names() []string { return slices.Clone(names[:]) }
 
 // Property is one property judging one run. It is told each event of the run as it is decided,
 // and says whether it must look at the engine at the end of the instant; it looks only then, so
@@ -76,8 +76,8 @@ type Trace struct {
 	Map *statemap.Map
 }
 
-// New returns a fresh observer of property s for one run of tr. The error says what is wrong
-// with s, as NewSpec does.
+// New returns property s, fresh, for one run of tr. The error says what is wrong with s, as
+// NewSpec does.
 func New(s Spec, tr Trace) (Property, error) {
 	if _, err := NewSpec(s.Name, s.args()); err != nil {
 		return nil, err

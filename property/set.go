@@ -17,8 +17,7 @@ type Set struct {
 	look  []bool // per property: it looks at the end of this instant
 }
 
-// NewSet returns fresh observers of the properties specs for one run of tr. A property may be
-// named once.
+// NewSet returns the properties specs, fresh, for one run of tr. A property may be named once.
 func NewSet(tr Trace, specs ...Spec) (*Set, error) {
 	s := &Set{props: make([]Property, 0, len(specs)), look: make([]bool, len(specs))}
 	for i, sp := range specs {

@@ -18,8 +18,8 @@ type Spec struct {
 // NewSpec checks that property name exists and takes args, and returns its spec:
 // detects-death-within takes at most one positive duration, the others nothing.
 func NewSpec(name string, args []string) (Spec, error) {
-	if !slices.Contains(names, name) {
-		return Spec{}, fmt.Errorf("unknown property %q: want one of %s", name, strings.Join(names, ", "))
+	if !slices.Contains(names[:], name) {
+		return Spec{}, fmt.Errorf("unknown property %q: want one of %s", name, strings.Join(names[:], ", "))
 	}
 	switch {
 	case name == DetectsDeathWithin && len(args) == 1:
