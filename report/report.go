@@ -58,8 +58,8 @@ func New(tl *timeline.Timeline, m *statemap.Map) *Report {
 	return &Report{tl: tl, m: m, names: tl.Names(), nodes: make([]nodeStory, len(tl.Nodes)), why: map[int]string{}}
 }
 
-// Instant implements drive.Observer: at ticks and at the end it reads the counts of the alarms still
-// active, so that those the run ends on are reported with the count they reached.
+// Instant implements drive.Observer: at ticks and at the end it reads the counts of the alarms
+// still active, so that those the run ends on are reported with the count they reached.
 func (r *Report) Instant(at time.Duration, e *fence.Engine) {
 	if r.active == 0 || (at != r.tl.End && at%statemap.TickInterval != 0) {
 		return
