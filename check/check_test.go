@@ -11,9 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/failsim/failsim/expect"
 	"github.com/failsim/failsim/fault"
+	"github.com/failsim/failsim/property"
+	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
 )
 
 func loadMap(t testing.TB, path string) *statemap.Map {
@@ -66,7 +70,7 @@ func TestDeterministicAcrossCores(t *testing.T) {
 		t.Fatalf("the aggressive statemap should violate no-false-failover:\n%s", want)
 	}
 	// Early stop: a single property violated in many traces; the first violating trace wins.
-	one := []Spec{{Name: sim.NoFalseFailover}}
+	one := []property.Spec{{Name: property.NoFalseFailover}}
 	var first []byte
 	for _, workers := range []int{1, 2, 5} {
 		res, err := Run(context.Background(), Config{Map: m, Family: Benign, Properties: one, Shape: DefaultShape(), Traces: 5000, Seed: 3, Workers: workers})
@@ -107,11 +111,11 @@ func TestSeedMatters(t *testing.T) {
 }
 
 // eventLog replays tl and returns its event log as text.
-func eventLog(tl *sim.Timeline, m *statemap.Map) string {
+func eventLog(tl *timeline.Timeline, m *statemap.Map) string {
 	var b bytes.Buffer
-	p := sim.NewPrinter(&b, sim.Text, tl.Start, tl.Names())
+	p := report.NewPrinter(&b, report.Text, tl.Start, tl.Names())
 	sim.Replay(tl, m, p)
-	p.Summary(tl.File, sim.NewReport(tl, m), nil)
+	p.Summary(tl.File, report.New(tl, m), nil)
 	return b.String()
 }
 
@@ -126,8 +130,8 @@ func TestTimelineRoundTrip(t *testing.T) {
 		}
 		for i := range 30 {
 			tl := g.Trace(TraceRand(5, i))
-			text := Timeline(tl, []string{"round trip"}, "", Spec{Name: sim.SingleMaster})
-			back, err := sim.Parse("generated", text)
+			text := Timeline(tl, []string{"round trip"}, "", property.Spec{Name: property.SingleMaster})
+			back, err := timeline.Parse("generated", text)
 			if err != nil {
 				t.Fatalf("%s trace %d does not parse: %v\n%s", f, i, err, text)
 			}
@@ -160,7 +164,7 @@ func TestGeneratedTracesAreWellFormed(t *testing.T) {
 					if ev.At < 0 || ev.At >= tl.End || ev.At%1e9 != 0 || (k > 0 && ev.At < tl.Events[k-1].At) {
 						t.Fatalf("%s %s trace %d: event %d at %v", path, f, i, k, ev.At)
 					}
-					if ev.Kind != sim.SetPolicy && (ev.Node < 0 || ev.Node >= len(tl.Nodes)) {
+					if ev.Kind != timeline.SetPolicy && (ev.Node < 0 || ev.Node >= len(tl.Nodes)) {
 						t.Fatalf("%s %s trace %d: event %d names node %d", path, f, i, k, ev.Node)
 					}
 				}
@@ -179,13 +183,13 @@ func TestCounterexamplesReproduce(t *testing.T) {
 	for _, c := range []struct {
 		m     *statemap.Map
 		f     Family
-		props []Spec
+		props []property.Spec
 	}{
 		{aggressive, Benign, nil},
-		{crowded, Benign, []Spec{{Name: sim.NoFalseFailover}}},
-		{aggressive, Fatal, []Spec{{Name: sim.DetectsDeathWithin, Arg: "45s"}}},
-		{crowded, Fatal, []Spec{{Name: sim.DetectsDeathWithin, Arg: "30s"}}},
-		{aggressive, Mixed, []Spec{{Name: sim.DetectsDeathWithin, Arg: "45s"}, {Name: sim.SingleMaster}}},
+		{crowded, Benign, []property.Spec{{Name: property.NoFalseFailover}}},
+		{aggressive, Fatal, []property.Spec{{Name: property.DetectsDeathWithin, Arg: "45s"}}},
+		{crowded, Fatal, []property.Spec{{Name: property.DetectsDeathWithin, Arg: "30s"}}},
+		{aggressive, Mixed, []property.Spec{{Name: property.DetectsDeathWithin, Arg: "45s"}, {Name: property.SingleMaster}}},
 	} {
 		m, f, props := c.m, c.f, c.props
 		res, err := Run(context.Background(), Config{Map: m, Family: f, Properties: props, Shape: DefaultShape(), Traces: 500, Seed: 11})
@@ -200,16 +204,13 @@ func TestCounterexamplesReproduce(t *testing.T) {
 				t.Errorf("%s: shrinking grew the trace", v.Property)
 			}
 			text := Timeline(v.Shrunk, nil, "", v.Property)
-			tl, err := sim.Parse("ce.timeline", text)
+			tl, err := timeline.Parse("ce.timeline", text)
 			if err != nil {
 				t.Fatalf("%s: %v\n%s", v.Property, err, text)
 			}
-			obs := []sim.Observer{}
-			for _, x := range tl.Expects {
-				obs = append(obs, x)
-			}
-			sim.Replay(tl, m, obs...)
-			r := sim.Judge(tl.Expects)
+			xs := expect.NewSet(tl, m)
+			sim.Replay(tl, m, xs)
+			r := xs.Results()
 			if len(r) != 1 || r[0].Held || r[0].Why != v.ShrunkWhy {
 				t.Errorf("%s: replay of the counterexample judged %+v, want failed with %q\n%s", v.Property, r, v.ShrunkWhy, text)
 			}
@@ -244,21 +245,6 @@ func TestDefaultsHold(t *testing.T) {
 	}
 }
 
-func TestSpec(t *testing.T) {
-	for in, want := range map[string]string{
-		"single-master":            "",
-		"detects-death-within=90s": "",
-		"detects-death-within=x":   `detects-death-within: "x" is not a positive duration such as 90s or 2m`,
-		"nope":                     `unknown property "nope"`,
-		"self-heal-resets=1":       `self-heal-resets takes no argument, got "1"`,
-	} {
-		_, err := ParseSpec(in)
-		if (err == nil) != (want == "") || (err != nil && !strings.Contains(err.Error(), want)) {
-			t.Errorf("ParseSpec(%q) = %v, want %q", in, err, want)
-		}
-	}
-}
-
 // TestFamilyRecordReproduces: a counterexample records the family it was generated in, so its
 // replay judges no-false-failover exactly as failsim check did. On a benign trace every fence
 // is false, even of a dead database (here a refuse left sustained, as shrinking can leave a
@@ -271,9 +257,9 @@ func TestFamilyRecordReproduces(t *testing.T) {
 		t.Fatal(err)
 	}
 	tl := clone(g.Trace(TraceRand(1, 0)))
-	tl.Events = []sim.Event{{At: 0, Kind: sim.SetFault, Node: 0, Fault: fault.Fault{Kind: fault.Refuse}}}
+	tl.Events = []timeline.Event{{At: 0, Kind: timeline.SetFault, Node: 0, Fault: fault.Fault{Kind: fault.Refuse}}}
 	tl.End = time.Minute
-	s := Spec{Name: sim.NoFalseFailover}
+	s := property.Spec{Name: property.NoFalseFailover}
 	bad, why, err := Violates(tl, m, s)
 	if err != nil || !bad {
 		t.Fatalf("check's judgement: violated %v (%v)", bad, err)
@@ -290,16 +276,13 @@ func TestFamilyRecordReproduces(t *testing.T) {
 		{text, false, why},
 		{bytes.Replace(text, []byte("family benign\n"), nil, 1), true, ""},
 	} {
-		back, err := sim.Parse("ce.timeline", c.text)
+		back, err := timeline.Parse("ce.timeline", c.text)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var obs []sim.Observer
-		for _, x := range back.Expects {
-			obs = append(obs, x)
-		}
-		sim.Replay(back, m, obs...)
-		if r := sim.Judge(back.Expects); len(r) != 1 || r[0].Held != c.held || r[0].Why != c.verdict {
+		xs := expect.NewSet(back, m)
+		sim.Replay(back, m, xs)
+		if r := xs.Results(); len(r) != 1 || r[0].Held != c.held || r[0].Why != c.verdict {
 			t.Errorf("replay judged %+v, want held %v %q\n%s", r, c.held, c.verdict, c.text)
 		}
 	}
@@ -325,7 +308,7 @@ func TestShortTracesFence(t *testing.T) {
 	}
 	for i := range 200 {
 		tl := g.Trace(TraceRand(1, i))
-		var fatal sim.Event // the master's last fault: the fatal one, sustained to the end
+		var fatal timeline.Event // the master's last fault: the fatal one, sustained to the end
 		for _, ev := range tl.Events {
 			if ev.Node == 0 {
 				fatal = ev

@@ -7,6 +7,6 @@
 // from (seed, i), so the traces, the verdicts and the counterexamples depend on the seed alone,
 // never on the number of cores or the order in which workers finish.
 //
-// The properties themselves live in package sim (sim.NewProperty), so that a counterexample's
+// The properties themselves live in package property, so that a counterexample's
 // "expect property NAME" lines are judged by the same code when the timeline is replayed.
 package check

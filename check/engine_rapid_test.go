@@ -11,10 +11,14 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
+	"github.com/failsim/failsim/faultmodel"
 	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
 )
 
 // drawMap draws a statemap: the defaults with some conditions remapped to any state, a
@@ -110,7 +114,7 @@ func TestEngineStateMachine(t *testing.T) {
 		policy := fence.Policy(rapid.IntRange(0, 2).Draw(t, "policy"))
 		cfg := fence.Config{Nodes: nodes, Map: m, Policy: policy}
 		e, ref := fence.New(cfg), newRefEngine(cfg)
-		names := (&sim.Timeline{Nodes: nodes}).Names()
+		names := (&timeline.Timeline{Nodes: nodes}).Names()
 		var now time.Duration
 		node := rapid.IntRange(0, len(nodes)-1)
 		conds := statemap.Conditions()
@@ -177,7 +181,7 @@ func TestEngineStateMachine(t *testing.T) {
 func describe(names []string, evs []fence.Event) string {
 	s := ""
 	for _, ev := range evs {
-		s += fmt.Sprintf("\n  %v %s", ev.When(), sim.Describe(names, ev))
+		s += fmt.Sprintf("\n  %v %s", ev.When(), narrate.Describe(names, ev))
 	}
 	return s
 }
@@ -188,7 +192,7 @@ func keep(ev fence.Event) fence.Event {
 	switch ev := ev.(type) {
 	case fence.Decision:
 		return fence.Clone(ev)
-	case *sim.FaultSet:
+	case *drive.FaultSet:
 		c := *ev
 		return &c
 	}
@@ -212,7 +216,7 @@ func (r *eventRecorder) Instant(time.Duration, *fence.Engine) {}
 
 // diffReplay replays tl with sim.Replay and with the reference model, one second at a time,
 // and fails on the first event where they differ.
-func diffReplay(t interface{ Fatalf(string, ...any) }, tl *sim.Timeline, m *statemap.Map) {
+func diffReplay(t interface{ Fatalf(string, ...any) }, tl *timeline.Timeline, m *statemap.Map) {
 	var rec eventRecorder
 	sim.Replay(tl, m, &rec)
 	want := refReplay(tl, m)
@@ -258,8 +262,8 @@ func TestReplayMatchesReference(t *testing.T) {
 
 // drawTimeline draws a timeline freely: any fault on any node at any second, manager and
 // policy changes, recovers, short checker settings. Every time is a whole second.
-func drawTimeline(t *rapid.T) *sim.Timeline {
-	tl := &sim.Timeline{
+func drawTimeline(t *rapid.T) *timeline.Timeline {
+	tl := &timeline.Timeline{
 		File:     "drawn",
 		Nodes:    drawNodes(t),
 		Interval: time.Duration(rapid.IntRange(1, 6).Draw(t, "interval")) * time.Second,
@@ -271,18 +275,18 @@ func drawTimeline(t *rapid.T) *sim.Timeline {
 	var at time.Duration
 	for range rapid.IntRange(0, 25).Draw(t, "events") {
 		at += time.Duration(rapid.IntRange(0, 60).Draw(t, "gap")) * time.Second
-		ev := sim.Event{At: at, Node: rapid.IntRange(0, len(tl.Nodes)-1).Draw(t, "node")}
+		ev := timeline.Event{At: at, Node: rapid.IntRange(0, len(tl.Nodes)-1).Draw(t, "node")}
 		switch rapid.IntRange(0, 9).Draw(t, "kind") {
 		case 0:
-			ev.Kind = sim.ManagerDown
+			ev.Kind = timeline.ManagerDown
 		case 1:
-			ev.Kind = sim.ManagerUp
+			ev.Kind = timeline.ManagerUp
 		case 2:
-			ev.Kind, ev.Node, ev.Policy = sim.SetPolicy, -1, fence.Policy(rapid.IntRange(0, 2).Draw(t, "policy"))
+			ev.Kind, ev.Node, ev.Policy = timeline.SetPolicy, -1, fence.Policy(rapid.IntRange(0, 2).Draw(t, "policy"))
 		case 3:
-			ev.Kind = sim.Recover
+			ev.Kind = timeline.Recover
 		default:
-			ev.Kind, ev.Fault = sim.SetFault, rapid.SampledFrom(faults).Draw(t, "fault")
+			ev.Kind, ev.Fault = timeline.SetFault, rapid.SampledFrom(faults).Draw(t, "fault")
 		}
 		tl.Events = append(tl.Events, ev)
 	}
@@ -342,10 +346,10 @@ func TestBlipsStayBenign(t *testing.T) {
 		}
 		b := rapid.SampledFrom(g.blips).Draw(t, "blip")
 		start := time.Duration(rapid.IntRange(0, 120).Draw(t, "start")) * time.Second
-		tl := &sim.Timeline{File: "blip", Nodes: g.nodes, Interval: shape.Interval, Timeout: shape.Timeout, End: shape.Length,
-			Events: []sim.Event{{At: start, Kind: sim.SetFault, Node: 0, Fault: b.f}, {At: start + b.max, Kind: sim.SetFault, Node: 0}}}
+		tl := &timeline.Timeline{File: "blip", Nodes: g.nodes, Interval: shape.Interval, Timeout: shape.Timeout, End: shape.Length,
+			Events: []timeline.Event{{At: start, Kind: timeline.SetFault, Node: 0, Fault: b.f}, {At: start + b.max, Kind: timeline.SetFault, Node: 0}}}
 		if at := firstFailover(tl, m); at != never {
-			t.Fatalf("a %s blip of %s (threshold %d) fenced the master at %s\n%s", b.f, b.max, m.Rule(sim.Predict(b.f, shape.Timeout).Condition).Threshold, at, Timeline(tl, nil, ""))
+			t.Fatalf("a %s blip of %s (threshold %d) fenced the master at %s\n%s", b.f, b.max, m.Rule(faultmodel.Predict(b.f, shape.Timeout).Condition).Threshold, at, Timeline(tl, nil, ""))
 		}
 	})
 }

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/failsim/failsim/sim"
+	"github.com/failsim/failsim/property"
+	"github.com/failsim/failsim/timeline"
 )
 
 // Family is a kind of generated trace. The zero value is Benign.
@@ -26,8 +27,9 @@ const (
 	numFamilies
 )
 
-var familyNames = [numFamilies]string{sim.FamilyBenign, sim.FamilyFatal, sim.FamilyMixed}
+var familyNames = [numFamilies]string{timeline.FamilyBenign, timeline.FamilyFatal, timeline.FamilyMixed}
 
+// String is the family's name, as --family and a timeline's "family" statement write it.
 func (f Family) String() string {
 	if f < numFamilies {
 		return familyNames[f]
@@ -47,21 +49,21 @@ func ParseFamily(s string) (Family, bool) {
 // fault can happen; the safety properties everywhere.
 func (f Family) Applies(name string) bool {
 	switch name {
-	case sim.NoFalseFailover:
+	case property.NoFalseFailover:
 		return f == Benign
-	case sim.DetectsDeathWithin:
+	case property.DetectsDeathWithin:
 		return f != Benign
 	}
 	return true
 }
 
 // Defaults returns the properties run on family f when none are named: every one that applies,
-// in the order of sim.Properties.
-func (f Family) Defaults() []Spec {
-	var out []Spec
-	for _, n := range sim.Properties() {
+// in the order of property.Names.
+func (f Family) Defaults() []property.Spec {
+	var out []property.Spec
+	for _, n := range property.Names() {
 		if f.Applies(n) {
-			out = append(out, Spec{Name: n})
+			out = append(out, property.Spec{Name: n})
 		}
 	}
 	return out

@@ -9,10 +9,13 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/failsim/failsim/expect"
 	"github.com/failsim/failsim/fault"
+	"github.com/failsim/failsim/faultmodel"
 	"github.com/failsim/failsim/fence"
-	"github.com/failsim/failsim/sim"
+	"github.com/failsim/failsim/property"
 	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
 )
 
 // Shape is the cluster and checker every generated trace of a run shares.
@@ -25,7 +28,7 @@ type Shape struct {
 
 // DefaultShape is five nodes for one hour under the manager's default checker settings.
 func DefaultShape() Shape {
-	return Shape{Nodes: 5, Length: time.Hour, Interval: sim.DefaultInterval, Timeout: sim.DefaultTimeout}
+	return Shape{Nodes: 5, Length: time.Hour, Interval: timeline.DefaultInterval, Timeout: timeline.DefaultTimeout}
 }
 
 // Generator makes the traces of one family for one statemap. It holds no random state: each
@@ -40,6 +43,7 @@ type Generator struct {
 	fatal  []fatalFault  // faults the statemap fences, with how long a fatal trace must run on
 	gap    time.Duration // the shortest healthy spell between two episodes on one node
 	within time.Duration // detects-death-within's fixed duration; 0 for the statemap's promise
+	start  time.Time     // the clock time of t=0 of every trace
 }
 
 type blip struct {
@@ -71,7 +75,7 @@ var ErrNothingFatal = errors.New("the statemap fences no fault")
 // falls within the rest: Length - Length/12. NewGenerator fails when the family cannot be
 // generated: a fatal or mixed family under a statemap that fences no fault that soon.
 func NewGenerator(family Family, shape Shape, m *statemap.Map, within time.Duration) (*Generator, error) {
-	g := &Generator{family: family, shape: shape, m: m, within: within}
+	g := &Generator{family: family, shape: shape, m: m, within: within, start: time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)}
 	for i := range shape.Nodes {
 		r := fence.Replica
 		if i == 0 {
@@ -82,7 +86,7 @@ func NewGenerator(family Family, shape Shape, m *statemap.Map, within time.Durat
 	lag := max(shape.Interval, shape.Timeout)
 	g.gap = lag + 15*time.Second
 	for _, f := range candidates {
-		o := sim.Predict(f, shape.Timeout)
+		o := faultmodel.Predict(f, shape.Timeout)
 		r := m.Rule(o.Condition)
 		if !r.Fatal() {
 			continue
@@ -116,7 +120,7 @@ func NewGenerator(family Family, shape Shape, m *statemap.Map, within time.Durat
 func (g *Generator) room() time.Duration { return g.shape.Length - g.shape.Length/12 }
 
 // Trace makes one trace from rng. The same rng state gives the same trace.
-func (g *Generator) Trace(rng *rand.Rand) *sim.Timeline {
+func (g *Generator) Trace(rng *rand.Rand) *timeline.Timeline {
 	var b traceBuf
 	return g.traceInto(&b, rng)
 }
@@ -124,21 +128,21 @@ func (g *Generator) Trace(rng *rand.Rand) *sim.Timeline {
 // traceBuf holds a trace and the scratch space of making one, for reuse by one worker: at
 // thousands of traces a second, allocating them anew each time costs more than replaying.
 type traceBuf struct {
-	tl      sim.Timeline
-	scratch []sim.Event
+	tl      timeline.Timeline
+	scratch []timeline.Event
 	idx     []int32
 }
 
 // traceInto makes the trace of rng in b, reusing its space, and returns it; it is valid until
 // the next call with b.
-func (g *Generator) traceInto(buf *traceBuf, rng *rand.Rand) *sim.Timeline {
-	buf.tl = sim.Timeline{
+func (g *Generator) traceInto(buf *traceBuf, rng *rand.Rand) *timeline.Timeline {
+	buf.tl = timeline.Timeline{
 		File:     "generated",
 		Family:   g.family.String(),
 		Nodes:    g.nodes,
 		Interval: g.shape.Interval,
 		Timeout:  g.shape.Timeout,
-		Start:    time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC),
+		Start:    g.start,
 		End:      g.shape.Length,
 		Events:   buf.tl.Events[:0],
 	}
@@ -171,7 +175,7 @@ func (g *Generator) traceInto(buf *traceBuf, rng *rand.Rand) *sim.Timeline {
 // sortEvents orders events by time, keeping the order they were made in among equal times, into
 // the scratch slice; it returns the sorted events and the old slice as the next scratch. It
 // sorts indices rather than the events themselves: moving ints is cheaper than moving events.
-func (buf *traceBuf) sortEvents(evs []sim.Event) (sorted, scratch []sim.Event) {
+func (buf *traceBuf) sortEvents(evs []timeline.Event) (sorted, scratch []timeline.Event) {
 	idx := buf.idx[:0]
 	for i := range evs {
 		idx = append(idx, int32(i))
@@ -193,7 +197,7 @@ func (buf *traceBuf) sortEvents(evs []sim.Event) (sorted, scratch []sim.Event) {
 type builder struct {
 	g   *Generator
 	rng *rand.Rand
-	tl  *sim.Timeline
+	tl  *timeline.Timeline
 }
 
 // between returns a whole number of seconds in [lo, hi].
@@ -207,13 +211,13 @@ func (b *builder) between(lo, hi time.Duration) time.Duration {
 
 func (b *builder) set(at time.Duration, node int, f fault.Fault) {
 	if at < b.tl.End {
-		b.tl.Events = append(b.tl.Events, sim.Event{At: at, Kind: sim.SetFault, Node: node, Fault: f})
+		b.tl.Events = append(b.tl.Events, timeline.Event{At: at, Kind: timeline.SetFault, Node: node, Fault: f})
 	}
 }
 
-func (b *builder) add(at time.Duration, kind sim.EventKind, node int, p fence.Policy) {
+func (b *builder) add(at time.Duration, kind timeline.EventKind, node int, p fence.Policy) {
 	if at < b.tl.End {
-		b.tl.Events = append(b.tl.Events, sim.Event{At: at, Kind: kind, Node: node, Policy: p})
+		b.tl.Events = append(b.tl.Events, timeline.Event{At: at, Kind: kind, Node: node, Policy: p})
 	}
 }
 
@@ -312,18 +316,25 @@ func (b *builder) cluster() {
 	L := b.g.shape.Length
 	for range b.rng.IntN(4) {
 		at := b.between(0, L)
-		b.add(at, sim.SetPolicy, -1, fence.Policy(b.rng.IntN(3)))
+		b.add(at, timeline.SetPolicy, -1, fence.Policy(b.rng.IntN(3)))
 		if b.rng.IntN(2) == 0 {
-			b.add(at+b.between(30*time.Second, 15*time.Minute), sim.SetPolicy, -1, fence.Automatic)
+			b.add(at+b.between(30*time.Second, 15*time.Minute), timeline.SetPolicy, -1, fence.Automatic)
 		}
 	}
 	for range b.rng.IntN(4) {
 		node := b.rng.IntN(len(b.g.nodes))
 		at := b.between(0, L)
-		b.add(at, sim.ManagerDown, node, 0)
-		b.add(at+b.between(10*time.Second, 15*time.Minute), sim.ManagerUp, node, 0)
+		b.add(at, timeline.ManagerDown, node, 0)
+		b.add(at+b.between(10*time.Second, 15*time.Minute), timeline.ManagerUp, node, 0)
 	}
 	for range b.rng.IntN(3) {
-		b.add(b.between(0, L), sim.Recover, b.rng.IntN(len(b.g.nodes)), 0)
+		b.add(b.between(0, L), timeline.Recover, b.rng.IntN(len(b.g.nodes)), 0)
 	}
+}
+
+// propertyTrace is what the properties know of every trace of g: traces differ in their
+// events alone.
+func (g *Generator) propertyTrace() property.Trace {
+	return expect.Trace(&timeline.Timeline{Nodes: g.nodes, Start: g.start, Interval: g.shape.Interval, Timeout: g.shape.Timeout,
+		Family: g.family.String()}, g.m)
 }

@@ -9,9 +9,10 @@ import (
 
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
+	"github.com/failsim/failsim/faultmodel"
 	"github.com/failsim/failsim/fence"
-	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
 )
 
 // liveReplay drives tl through a drive.Driver as the live runtime (monitor.Runtime) does, with
@@ -20,7 +21,7 @@ import (
 // its outcome is reported only when its time comes, before the driver's instant at that time
 // runs (a live result arrives when its probe ends), or within its own instant when it ends at
 // once, as the runtime's 20 ms grace does.
-func liveReplay(tl *sim.Timeline, m *statemap.Map, obs ...sim.Observer) {
+func liveReplay(tl *timeline.Timeline, m *statemap.Map, obs ...drive.Observer) {
 	e := fence.New(fence.Config{Nodes: tl.Nodes, Map: m, Policy: tl.Policy})
 	d := drive.New(e, drive.Config{Interval: tl.Interval, Script: tl.Events, End: tl.End, EveryTick: true}, obs...)
 	type running struct {
@@ -43,7 +44,7 @@ func liveReplay(tl *sim.Timeline, m *statemap.Map, obs ...sim.Observer) {
 			faults[f.Node] = f.Fault
 		}
 		for _, s := range w.Starts {
-			o := sim.Predict(faults[s.Node], tl.Timeout)
+			o := faultmodel.Predict(faults[s.Node], tl.Timeout)
 			if o.Took == 0 {
 				d.Report(s, t, o.Condition)
 				continue
@@ -63,7 +64,7 @@ func liveReplay(tl *sim.Timeline, m *statemap.Map, obs ...sim.Observer) {
 
 // diffLive replays tl the live way and with the reference model, one second at a time, and
 // fails on the first event where they differ.
-func diffLive(t interface{ Fatalf(string, ...any) }, tl *sim.Timeline, m *statemap.Map) {
+func diffLive(t interface{ Fatalf(string, ...any) }, tl *timeline.Timeline, m *statemap.Map) {
 	var rec eventRecorder
 	liveReplay(tl, m, &rec)
 	want := refReplay(tl, m)

@@ -11,6 +11,7 @@ import (
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
 )
 
 // never stands for "no failover" in comparisons of failover times.
@@ -35,14 +36,14 @@ func (r *fenceRecorder) Event(ev fence.Event) {
 func (r *fenceRecorder) Instant(time.Duration, *fence.Engine) {}
 
 // firstFailover replays tl under m and returns when a master was first fenced, never if not.
-func firstFailover(tl *sim.Timeline, m *statemap.Map) time.Duration {
+func firstFailover(tl *timeline.Timeline, m *statemap.Map) time.Duration {
 	r := &fenceRecorder{first: never}
 	sim.Replay(tl, m, r)
 	return r.first
 }
 
 // drawTrace draws a trace: a freely drawn timeline, or a generated trace of a family.
-func drawTrace(t *rapid.T, m *statemap.Map) *sim.Timeline {
+func drawTrace(t *rapid.T, m *statemap.Map) *timeline.Timeline {
 	if rapid.Bool().Draw(t, "free") {
 		return drawTimeline(t)
 	}
@@ -123,7 +124,7 @@ func TestHealingEarlierNeverAddsAFailover(t *testing.T) {
 		for j := range tl.Nodes {
 			last, prev := -1, -1
 			for k, ev := range tl.Events {
-				if ev.Kind == sim.SetFault && ev.Node == j {
+				if ev.Kind == timeline.SetFault && ev.Node == j {
 					prev, last = last, k
 				}
 			}
@@ -142,7 +143,7 @@ func TestHealingEarlierNeverAddsAFailover(t *testing.T) {
 		heal := tl2.Events[k]
 		heal.At = earlier
 		tl2.Events = slices.Delete(tl2.Events, k, k+1)
-		i, _ := slices.BinarySearchFunc(tl2.Events, earlier, func(e sim.Event, t time.Duration) int {
+		i, _ := slices.BinarySearchFunc(tl2.Events, earlier, func(e timeline.Event, t time.Duration) int {
 			if e.At <= t {
 				return -1
 			}

@@ -3,10 +3,12 @@ package check
 import (
 	"time"
 
+	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
+	"github.com/failsim/failsim/faultmodel"
 	"github.com/failsim/failsim/fence"
-	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
 )
 
 // refEngine is a small, deliberately plain model of the decision rules in docs/engine.md,
@@ -281,7 +283,7 @@ func (r *refEngine) recover(at time.Duration, i int) {
 // refReplay replays tl against the reference engine one second at a time, with no shortcut:
 // every second it applies the timeline's events, finishes the probes due, starts the probes
 // due, and ticks on every tenth second. Every time in tl must be a whole second.
-func refReplay(tl *sim.Timeline, m *statemap.Map) []fence.Event {
+func refReplay(tl *timeline.Timeline, m *statemap.Map) []fence.Event {
 	r := newRefEngine(fence.Config{Nodes: tl.Nodes, Map: m, Policy: tl.Policy})
 	type probe struct {
 		fault    fault.Fault
@@ -298,20 +300,20 @@ func refReplay(tl *sim.Timeline, m *statemap.Map) []fence.Event {
 		for ; ev < len(tl.Events) && tl.Events[ev].At == t; ev++ {
 			e := tl.Events[ev]
 			switch e.Kind {
-			case sim.SetFault:
+			case timeline.SetFault:
 				ps[e.Node].fault = e.Fault
-				r.out = append(r.out, &sim.FaultSet{At: t, Node: e.Node, Fault: e.Fault})
-			case sim.ManagerDown:
+				r.out = append(r.out, &drive.FaultSet{At: t, Node: e.Node, Fault: e.Fault})
+			case timeline.ManagerDown:
 				ps[e.Node].down, ps[e.Node].busy = true, false
 				r.setManager(t, e.Node, false)
-			case sim.ManagerUp:
+			case timeline.ManagerUp:
 				if ps[e.Node].down {
 					ps[e.Node].down, ps[e.Node].next = false, t
 				}
 				r.setManager(t, e.Node, true)
-			case sim.SetPolicy:
+			case timeline.SetPolicy:
 				r.setPolicy(t, e.Policy)
-			case sim.Recover:
+			case timeline.Recover:
 				r.recover(t, e.Node)
 			}
 		}
@@ -326,7 +328,7 @@ func refReplay(tl *sim.Timeline, m *statemap.Map) []fence.Event {
 			if p.down || p.busy || p.next > t {
 				continue
 			}
-			o := sim.Predict(p.fault, tl.Timeout)
+			o := faultmodel.Predict(p.fault, tl.Timeout)
 			p.next = max(t+tl.Interval, t+o.Took)
 			if o.Took == 0 {
 				r.probe(t, i, o.Condition)

@@ -3,7 +3,6 @@ package check
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -11,15 +10,17 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/failsim/failsim/property"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
 )
 
 // Config is one run of failsim check.
 type Config struct {
 	Map        *statemap.Map
 	Family     Family
-	Properties []Spec // nil: every property that applies to Family
+	Properties []property.Spec // nil: every property that applies to Family
 	Shape      Shape
 	Traces     int    // how many traces to generate; >= 1
 	Seed       uint64 // trace i is generated from a source seeded with (Seed, i)
@@ -31,9 +32,9 @@ type Config struct {
 
 // Result is what a run found.
 type Result struct {
-	Properties []Spec      // the properties checked, in order
-	Violations []Violation // one per violated property, in the order of Properties
-	Traces     int         // the traces asked for; all of them were replayed when Violations is empty
+	Properties []property.Spec // the properties checked, in order
+	Violations []Violation     // one per violated property, in the order of Properties
+	Traces     int             // the traces asked for; all of them were replayed when Violations is empty
 }
 
 // Held reports whether every property held on every trace.
@@ -41,17 +42,18 @@ func (r *Result) Held() bool { return len(r.Violations) == 0 }
 
 // Violation is the first trace, by index, that violates one property, and its shrunk form.
 type Violation struct {
-	Property  Spec
-	Trace     int           // index of the first violating trace
-	Original  *sim.Timeline // the generated trace
-	Why       string        // the property's verdict on it
-	Shrunk    *sim.Timeline // the minimal trace that still violates the property
-	ShrunkWhy string        // the property's verdict on the shrunk trace
-	Replays   int           // replays the shrinking took
+	Property  property.Spec
+	Trace     int                // index of the first violating trace
+	Original  *timeline.Timeline // the generated trace
+	Why       string             // the property's verdict on it
+	Shrunk    *timeline.Timeline // the minimal trace that still violates the property
+	ShrunkWhy string             // the property's verdict on the shrunk trace
+	Replays   int                // replays the shrinking took
 }
 
-// ErrNoTraces is returned by Run when asked for no trace: nothing checked is nothing proved.
-var ErrNoTraces = errors.New("no trace to check: want --traces of at least 1")
+// ErrNoTraces is returned by Run when asked for no trace (Config.Traces < 1): nothing checked
+// is nothing proved.
+var ErrNoTraces = errors.New("no trace to check")
 
 const chunk = 64
 
@@ -142,8 +144,6 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	return res, nil
 }
 
-// fixedWithin returns the duration detects-death-within is checked with, 0 for the statemap's
-// promise.
 // Validate reports what is wrong with cfg before a run: no traces, properties that do not
 // build, or a family the statemap cannot generate.
 func (cfg Config) Validate() error {
@@ -152,7 +152,7 @@ func (cfg Config) Validate() error {
 }
 
 // prepare returns the properties to check and the trace generator.
-func (cfg Config) prepare() ([]Spec, *Generator, error) {
+func (cfg Config) prepare() ([]property.Spec, *Generator, error) {
 	if cfg.Traces < 1 {
 		return nil, nil, ErrNoTraces
 	}
@@ -160,32 +160,23 @@ func (cfg Config) prepare() ([]Spec, *Generator, error) {
 	if len(specs) == 0 {
 		specs = cfg.Family.Defaults()
 	}
-	if _, err := newReplayer(nil, nil, specs).set(&sim.Timeline{}); err != nil {
+	if _, err := property.NewSet(property.Trace{}, specs...); err != nil {
 		return nil, nil, err
 	}
-	within, err := fixedWithin(specs)
-	if err != nil {
-		return nil, nil, err
-	}
-	g, err := NewGenerator(cfg.Family, cfg.Shape, cfg.Map, within)
+	g, err := NewGenerator(cfg.Family, cfg.Shape, cfg.Map, fixedWithin(specs))
 	if err != nil {
 		return nil, nil, err
 	}
 	return specs, g, nil
 }
 
-func fixedWithin(specs []Spec) (d time.Duration, err error) {
+// fixedWithin returns the longest duration detects-death-within is checked with, 0 for the
+// statemap's promise.
+func fixedWithin(specs []property.Spec) (d time.Duration) {
 	for _, s := range specs {
-		if s.Name != sim.DetectsDeathWithin || s.Arg == "" {
-			continue
-		}
-		w, err := time.ParseDuration(s.Arg)
-		if err != nil {
-			return 0, fmt.Errorf("%s: %q is not a duration such as 90s or 2m", s.Name, s.Arg)
-		}
-		d = max(d, w)
+		d = max(d, s.Within())
 	}
-	return d, nil
+	return d
 }
 
 // TraceRand returns the random source trace i of a run with seed is generated from.
@@ -197,23 +188,20 @@ func TraceRand(seed uint64, i int) *rand.Rand {
 type replayer struct {
 	g     *Generator
 	m     *statemap.Map
-	specs [][]string
+	specs []property.Spec
+	trace property.Trace // every trace of g is the same to a property
 	hit   []int
 	buf   traceBuf
 }
 
-func newReplayer(g *Generator, m *statemap.Map, specs []Spec) *replayer {
-	r := &replayer{g: g, m: m}
-	for _, s := range specs {
-		r.specs = append(r.specs, append([]string{s.Name}, s.args()...))
-	}
-	return r
+func newReplayer(g *Generator, m *statemap.Map, specs []property.Spec) *replayer {
+	return &replayer{g: g, m: m, specs: specs, trace: g.propertyTrace()}
 }
 
 // run replays trace i of seed and returns the indexes of the properties it violates.
 func (r *replayer) run(seed uint64, i int) []int {
 	tl := r.g.traceInto(&r.buf, TraceRand(seed, i))
-	set, err := r.set(tl)
+	set, err := property.NewSet(r.trace, r.specs...)
 	if err != nil {
 		panic("check: the properties checked at start no longer build: " + err.Error())
 	}
@@ -225,8 +213,4 @@ func (r *replayer) run(seed uint64, i int) []int {
 		}
 	}
 	return r.hit
-}
-
-func (r *replayer) set(tl *sim.Timeline) (*sim.PropertySet, error) {
-	return sim.NewPropertySet(tl, r.specs...)
 }

@@ -5,24 +5,27 @@ import (
 	"slices"
 	"time"
 
+	"github.com/failsim/failsim/expect"
 	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/property"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
 )
 
 // Violates replays tl under m and reports whether it violates the property s, with the
 // property's verdict.
-func Violates(tl *sim.Timeline, m *statemap.Map, s Spec) (bool, string, error) {
-	p, err := s.New(tl)
+func Violates(tl *timeline.Timeline, m *statemap.Map, s property.Spec) (bool, string, error) {
+	p, err := property.NewSet(expect.Trace(tl, m), s)
 	if err != nil {
 		return false, "", err
 	}
 	sim.Replay(tl, m, p)
-	held, why := p.Verdict()
-	return !held, why, nil
+	bad, why := p.Violated(0)
+	return bad, why, nil
 }
 
-func shrinkViolation(g *Generator, cfg Config, s Spec, i int) (Violation, error) {
+func shrinkViolation(g *Generator, cfg Config, s property.Spec, i int) (Violation, error) {
 	orig := g.Trace(TraceRand(cfg.Seed, i))
 	bad, why, err := Violates(orig, cfg.Map, s)
 	if err != nil {
@@ -31,7 +34,7 @@ func shrinkViolation(g *Generator, cfg Config, s Spec, i int) (Violation, error)
 	if !bad {
 		panic(fmt.Sprintf("check: trace %d violated %s in the run but not when replayed again", i, s))
 	}
-	shrunk, n := Shrink(orig, func(tl *sim.Timeline) bool {
+	shrunk, n := Shrink(orig, func(tl *timeline.Timeline) bool {
 		bad, _, _ := Violates(tl, cfg.Map, s)
 		return bad
 	})
@@ -43,10 +46,10 @@ func shrinkViolation(g *Generator, cfg Config, s Spec, i int) (Violation, error)
 // removes events (halves, then quarters, down to single events), then replicas no event
 // needs, then shortens the trace's end and every gap between events, and starts over until
 // nothing more goes. Times stay whole seconds. fails must be deterministic; so is Shrink.
-func Shrink(tl *sim.Timeline, fails func(*sim.Timeline) bool) (*sim.Timeline, int) {
+func Shrink(tl *timeline.Timeline, fails func(*timeline.Timeline) bool) (*timeline.Timeline, int) {
 	cur := clone(tl)
 	tries := 0
-	try := func(c *sim.Timeline) bool {
+	try := func(c *timeline.Timeline) bool {
 		tries++
 		if fails(c) {
 			cur = c
@@ -148,17 +151,17 @@ func schedulePeriod(interval time.Duration) time.Duration {
 
 // shift moves events k.. earlier by d; the end stays, so the violation keeps its time to
 // happen, and the end is shortened on the next round.
-func shift(tl *sim.Timeline, k int, d time.Duration) {
+func shift(tl *timeline.Timeline, k int, d time.Duration) {
 	for i := k; i < len(tl.Events); i++ {
 		tl.Events[i].At -= d
 	}
 }
 
 // dropNode removes node j and its events.
-func dropNode(tl *sim.Timeline, j int) *sim.Timeline {
+func dropNode(tl *timeline.Timeline, j int) *timeline.Timeline {
 	c := clone(tl)
 	c.Nodes = slices.Delete(c.Nodes, j, j+1)
-	c.Events = slices.DeleteFunc(c.Events, func(e sim.Event) bool { return e.Node == j })
+	c.Events = slices.DeleteFunc(c.Events, func(e timeline.Event) bool { return e.Node == j })
 	for i := range c.Events {
 		if c.Events[i].Node > j {
 			c.Events[i].Node--
@@ -167,7 +170,7 @@ func dropNode(tl *sim.Timeline, j int) *sim.Timeline {
 	return c
 }
 
-func clone(tl *sim.Timeline) *sim.Timeline {
+func clone(tl *timeline.Timeline) *timeline.Timeline {
 	c := *tl
 	c.Nodes = slices.Clone(tl.Nodes)
 	c.Events = slices.Clone(tl.Events)

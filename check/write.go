@@ -7,7 +7,9 @@ import (
 	"strings"
 
 	"github.com/failsim/failsim/fence"
-	"github.com/failsim/failsim/sim"
+	"github.com/failsim/failsim/narrate"
+	"github.com/failsim/failsim/property"
+	"github.com/failsim/failsim/timeline"
 )
 
 // FileName is the counterexample file of violation v of a run with seed.
@@ -20,7 +22,7 @@ func FileName(v Violation, seed uint64) string {
 // replay judges no-false-failover as failsim check did), the statemap statement when smPath is
 // not "", the policy when not automatic, the events at clock times, "cluster end", and one
 // expect line per property.
-func Timeline(tl *sim.Timeline, header []string, smPath string, props ...Spec) []byte {
+func Timeline(tl *timeline.Timeline, header []string, smPath string, props ...property.Spec) []byte {
 	var b bytes.Buffer
 	for _, h := range header {
 		b.WriteString(strings.TrimRight("# "+h, " ") + "\n")
@@ -41,21 +43,21 @@ func Timeline(tl *sim.Timeline, header []string, smPath string, props ...Spec) [
 	}
 	b.WriteString("\n")
 	for _, ev := range tl.Events {
-		at := sim.Clock(tl.Start, ev.At)
+		at := narrate.Clock(tl.Start, ev.At)
 		switch ev.Kind {
-		case sim.SetFault:
+		case timeline.SetFault:
 			fmt.Fprintf(&b, "%s %s %s\n", at, tl.Nodes[ev.Node].Name, ev.Fault)
-		case sim.ManagerDown:
+		case timeline.ManagerDown:
 			fmt.Fprintf(&b, "%s %s manager down\n", at, tl.Nodes[ev.Node].Name)
-		case sim.ManagerUp:
+		case timeline.ManagerUp:
 			fmt.Fprintf(&b, "%s %s manager up\n", at, tl.Nodes[ev.Node].Name)
-		case sim.Recover:
+		case timeline.Recover:
 			fmt.Fprintf(&b, "%s %s recover\n", at, tl.Nodes[ev.Node].Name)
-		case sim.SetPolicy:
+		case timeline.SetPolicy:
 			fmt.Fprintf(&b, "%s cluster policy %s\n", at, ev.Policy)
 		}
 	}
-	fmt.Fprintf(&b, "%s cluster end\n\n", sim.Clock(tl.Start, tl.End))
+	fmt.Fprintf(&b, "%s cluster end\n\n", narrate.Clock(tl.Start, tl.End))
 	for _, p := range props {
 		fmt.Fprintf(&b, "expect property %s\n", p)
 	}

@@ -67,16 +67,16 @@ func TestSelfHealDeletesAll(t *testing.T) {
 	e.Probe(5*s, 1, statemap.SocketConnectTimeout)
 	e.Probe(10*s, 1, statemap.LoginResponseTimeout)
 	e.Tick(10 * s)
-	if a := e.Alarms(nil, 1); len(a) != 2 || a[0].Count != 1 || a[1].Count != 1 {
-		t.Fatalf("alarms %+v", a)
+	if a := e.Alarms(nil, 1); len(a) != 2 || a[0].Count != 1 || a[1].Count != 1 || e.AlarmCount(1) != 2 {
+		t.Fatalf("alarms %+v, count %d", a, e.AlarmCount(1))
 	}
 	e.Ready()
 	e.Probe(12*s, 1, statemap.OK)
 	if got := kinds(e.Ready()); got != "state alarm-healed alarm-healed" {
 		t.Fatalf("heal: %s", got)
 	}
-	if a := e.Alarms(nil, 1); len(a) != 0 {
-		t.Fatalf("alarms left %+v", a)
+	if a := e.Alarms(nil, 1); len(a) != 0 || e.AlarmCount(1) != 0 {
+		t.Fatalf("alarms left %+v, count %d", a, e.AlarmCount(1))
 	}
 }
 

@@ -51,6 +51,10 @@ func (e *Engine) Alarms(dst []AlarmView, i int) []AlarmView {
 	return dst
 }
 
+// AlarmCount returns the number of node i's active alarms: len(Alarms(nil, i)) without the
+// copy.
+func (e *Engine) AlarmCount(i int) int { return len(e.nodes[i].alarms) }
+
 // Policy returns the cluster's policy.
 func (e *Engine) Policy() Policy { return e.policy }
 

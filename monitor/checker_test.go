@@ -138,3 +138,30 @@ func TestNewCheckerBadDSN(t *testing.T) {
 		t.Fatalf("bad DSN: got %v, want an error without the password", err)
 	}
 }
+
+// The DSN checks name no flag and quote no part of the DSN: the command adds its flag.
+func TestDSNErrors(t *testing.T) {
+	for _, c := range []struct {
+		dsn   string
+		proxy bool
+		want  string
+	}{
+		{"probe:hunter2@tcp(127.0.0.1:3306", false, "bad DSN: invalid DSN: missing the slash separating the database name"},
+		{"probe:hunter2@udp(127.0.0.1:3306)/", false, `bad DSN: network "udp": want tcp or unix`},
+		{"probe:hunter2@tcp(127.0.0.1:3306", true, "bad DSN: invalid DSN: missing the slash separating the database name"},
+		{"probe:hunter2@unix(/tmp/mysql.sock)/", true, `network "unix": the proxies need a tcp DSN`},
+	} {
+		var err error
+		if c.proxy {
+			_, err = ProxyDSN(c.dsn)
+		} else {
+			_, err = NewChecker(CheckerConfig{DSN: c.dsn})
+		}
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s (proxy %v): %v, want %s", c.dsn, c.proxy, err, c.want)
+		}
+	}
+	if _, err := ProxyDSN("probe:hunter2@tcp(127.0.0.1:3306)/"); err != nil {
+		t.Errorf("a tcp DSN: %v", err)
+	}
+}

@@ -3,7 +3,9 @@ package monitor
 import (
 	"context"
 	"fmt"
+	"github.com/failsim/failsim/faultmodel"
 	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
 	"github.com/rs/zerolog"
 	"os"
 	"path/filepath"
@@ -52,7 +54,7 @@ func conformFaults(t *testing.T, s liveServer) {
 				t.Fatal(err)
 			}
 			defer px.SetMode("db1", proxy.Mode{})
-			want := sim.Predict(f, budget)
+			want := faultmodel.Predict(f, budget)
 			start := time.Now()
 			r := c.Probe(context.Background())
 			took := time.Since(start)
@@ -79,13 +81,13 @@ func conformFaults(t *testing.T, s liveServer) {
 // lcm(interval, tick) before the first event, at least a minute before it: probes and ticks
 // keep their phase, and before the first event every node is healthy with no alarm, so the
 // cut changes nothing. The caller checks that with the simulator. It returns the cut.
-func trim(tl *sim.Timeline) time.Duration {
+func trim(tl *timeline.Timeline) time.Duration {
 	if len(tl.Events) == 0 {
 		return 0
 	}
 	step := lcm(tl.Interval, statemap.TickInterval)
 	first, last := tl.Events[0].At, tl.Events[len(tl.Events)-1].At
-	if tl.Events[len(tl.Events)-1].Kind == sim.End && len(tl.Events) > 1 {
+	if tl.Events[len(tl.Events)-1].Kind == timeline.End && len(tl.Events) > 1 {
 		last = tl.Events[len(tl.Events)-2].At
 	}
 	cut := max(0, (first-time.Minute)/step*step)
@@ -107,11 +109,11 @@ func lcm(a, b time.Duration) time.Duration {
 
 // wireOnly drops the events of faults a proxy cannot make (unreachable, hostdown, probe):
 // they exist only in the simulator. It returns what it dropped.
-func wireOnly(tl *sim.Timeline) []string {
+func wireOnly(tl *timeline.Timeline) []string {
 	var dropped []string
 	keep := tl.Events[:0]
 	for _, ev := range tl.Events {
-		if ev.Kind == sim.SetFault && !ev.Fault.Kind.Wire() {
+		if ev.Kind == timeline.SetFault && !ev.Fault.Kind.Wire() {
 			dropped = append(dropped, fmt.Sprintf("line %d: %s %s", ev.Line, tl.Nodes[ev.Node].Name, ev.Fault))
 			continue
 		}
@@ -122,7 +124,7 @@ func wireOnly(tl *sim.Timeline) []string {
 }
 
 // simulate replays tl in the simulator and returns its decisions.
-func simulate(tl *sim.Timeline, m *statemap.Map) []Decision {
+func simulate(tl *timeline.Timeline, m *statemap.Map) []Decision {
 	rec := &Recorder{Names: tl.Names()}
 	sim.Replay(tl, m, rec)
 	return rec.Decisions
@@ -168,7 +170,7 @@ func conformIncident(t *testing.T, dsn, f string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, err := sim.Parse(f, data)
+	full, err := timeline.Parse(f, data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,10 +178,10 @@ func conformIncident(t *testing.T, dsn, f string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tl, _ := sim.Parse(f, data)
+	tl, _ := timeline.Parse(f, data)
 	if dropped := wireOnly(tl); len(dropped) > 0 {
 		t.Logf("simulator-only faults left out of the live run (and of its simulated twin): %s", strings.Join(dropped, "; "))
-		full, _ = sim.Parse(f, data)
+		full, _ = timeline.Parse(f, data)
 		wireOnly(full)
 	}
 	cut := trim(tl)

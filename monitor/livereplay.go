@@ -5,15 +5,16 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
 	"github.com/rs/zerolog"
 
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/fileline"
+	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/proxy"
-	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
 )
 
 // DefaultSpeed is how many times faster than the timeline a live replay runs.
@@ -21,10 +22,10 @@ const DefaultSpeed = 10
 
 // LiveConfig sets up a live replay.
 type LiveConfig struct {
-	Timeline *sim.Timeline
+	Timeline *timeline.Timeline
 	Map      *statemap.Map // the effective statemap
 	// DSN is the real server every node's proxy forwards to; the probes log in with its
-	// user and password. It must be a tcp DSN.
+	// user and password. It must be a tcp DSN (ProxyDSN).
 	DSN string
 	// Speed divides the interval, the budget, the tick and every event time; zero means
 	// DefaultSpeed.
@@ -37,10 +38,10 @@ type LiveConfig struct {
 
 // WireOnly checks that every fault of tl can be made real by a proxy; the error names the
 // first that cannot, with its line.
-func WireOnly(tl *sim.Timeline) error {
+func WireOnly(tl *timeline.Timeline) error {
 	for _, ev := range tl.Events {
 		if ev.Kind == drive.SetFault && !ev.Fault.Kind.Wire() {
-			return &statemap.ParseError{File: tl.File, Line: ev.Line,
+			return &fileline.Error{File: tl.File, Line: ev.Line,
 				Err: fmt.Errorf("fault %q exists only in the simulator: a proxy cannot make it on a socket", ev.Fault)}
 		}
 	}
@@ -59,12 +60,9 @@ func LiveReplay(ctx context.Context, cfg LiveConfig) ([]Decision, error) {
 	if speed <= 0 {
 		speed = DefaultSpeed
 	}
-	base, err := mysql.ParseDSN(cfg.DSN)
+	base, err := ProxyDSN(cfg.DSN)
 	if err != nil {
-		return nil, fmt.Errorf("--mysql: bad DSN: %w", err)
-	}
-	if base.Net != "tcp" {
-		return nil, fmt.Errorf("--mysql: network %q: the proxies need a tcp DSN such as probe:PASSWORD@tcp(127.0.0.1:3306)/", base.Net)
+		return nil, err
 	}
 	pcfg := proxy.Config{Log: cfg.Log}
 	for _, n := range tl.Nodes {
@@ -122,15 +120,15 @@ type Decision struct {
 func (d Decision) describe(start time.Time) string {
 	switch d.Kind {
 	case fence.KindFailover:
-		return fmt.Sprintf("%s failover %s -> %s", sim.Clock(start, d.At), d.Node, d.Other)
+		return fmt.Sprintf("%s failover %s -> %s", narrate.Clock(start, d.At), d.Node, d.Other)
 	case fence.KindNoCandidate:
-		return fmt.Sprintf("%s failover of %s, no replica eligible", sim.Clock(start, d.At), d.Node)
+		return fmt.Sprintf("%s failover of %s, no replica eligible", narrate.Clock(start, d.At), d.Node)
 	}
-	return fmt.Sprintf("%s %s failed", sim.Clock(start, d.At), d.Node)
+	return fmt.Sprintf("%s %s failed", narrate.Clock(start, d.At), d.Node)
 }
 
 // Recorder is an observer that keeps the decisions of a run. Names, the nodes' names in
-// cluster order (sim.Timeline.Names), must be set: the decisions are recorded with them.
+// cluster order (timeline.Timeline.Names), must be set: the decisions are recorded with them.
 type Recorder struct {
 	Names     []string
 	Decisions []Decision

@@ -21,8 +21,8 @@ import (
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
-	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
 )
 
 // families is one scrape, parsed by the Prometheus library's own text parser.
@@ -188,7 +188,7 @@ func nodes(v map[string]float64) map[string]float64 {
 // metrics over HTTP twice: during it (an alarm aging, one failover) and at its end (the alarm
 // healed, a second master lost with no candidate).
 func TestMetrics(t *testing.T) {
-	tl, err := sim.Parse("m.timeline", []byte(`cluster db1:master db2:replica db3:replica db4:replica
+	tl, err := timeline.Parse("m.timeline", []byte(`cluster db1:master db2:replica db3:replica db4:replica
 00:00:20 db4 blackhole   # an alarm that ages, then heals
 00:00:40 db1 refuse      # failover to db2
 00:00:50 db3 refuse      # a replica failed

@@ -15,7 +15,8 @@ import (
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
-	"github.com/failsim/failsim/sim"
+	"github.com/failsim/failsim/report"
+	"github.com/failsim/failsim/timeline"
 )
 
 // syncBuffer is a bytes.Buffer safe for the loop and the test.
@@ -56,7 +57,7 @@ func TestStatemapReload(t *testing.T) {
 	db2 := &predicted{timeout: 5 * time.Second}
 	var out, logs syncBuffer
 	mock := clock.NewMock()
-	printer := sim.NewPrinter(&out, sim.Text, time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC), []string{"db1", "db2"})
+	printer := report.NewPrinter(&out, report.Text, time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC), []string{"db1", "db2"})
 	r, err := New(Config{
 		Nodes:     []Node{{Name: "db1", Role: fence.Master, Prober: db1}, {Name: "db2", Role: fence.Replica, Prober: db2}},
 		Statemap:  path,
@@ -77,8 +78,8 @@ func TestStatemapReload(t *testing.T) {
 	}}, edit{11 * time.Second, func() {
 		write("mysql_error.state=stopped\nmysql_error.threshold=0\nmysql_error.action=fail\n", base.Add(2*time.Minute))
 	}})
-	tl := &sim.Timeline{Nodes: []fence.NodeConfig{{Name: "db1", Role: fence.Master}, {Name: "db2"}}}
-	if err := printer.Summary("reload", sim.NewReport(tl, nil), nil); err != nil {
+	tl := &timeline.Timeline{Nodes: []fence.NodeConfig{{Name: "db1", Role: fence.Master}, {Name: "db2"}}}
+	if err := printer.Summary("reload", report.New(tl, nil), nil); err != nil {
 		t.Fatal(err)
 	}
 	printed := out.String()

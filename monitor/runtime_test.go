@@ -15,8 +15,11 @@ import (
 
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
+	"github.com/failsim/failsim/faultmodel"
+	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
 )
 
 // predicted is a prober that answers what the simulator's fault model predicts for the node's
@@ -32,7 +35,7 @@ func (p *predicted) set(f fault.Fault) { p.mu.Lock(); p.f = f; p.mu.Unlock() }
 
 func (p *predicted) Probe(ctx context.Context) Result {
 	p.mu.Lock()
-	o := sim.Predict(p.f, p.timeout)
+	o := faultmodel.Predict(p.f, p.timeout)
 	p.mu.Unlock()
 	return Result{Condition: o.Condition, Took: o.Took}
 }
@@ -114,7 +117,7 @@ func playMock(r *Runtime, mock *clock.Mock, edits ...edit) error {
 
 // liveLines runs the timeline through the runtime on a mock clock with predicted probers and
 // returns the printed events and the verdict.
-func liveLines(t *testing.T, tl *sim.Timeline, smPath string) (string, []string) {
+func liveLines(t *testing.T, tl *timeline.Timeline, smPath string) (string, []string) {
 	t.Helper()
 	m, err := statemap.Load(smPath)
 	if err != nil {
@@ -127,8 +130,8 @@ func liveLines(t *testing.T, tl *sim.Timeline, smPath string) (string, []string)
 		nodes[i] = Node{Name: n.Name, Role: n.Role, Prober: probers[i]}
 	}
 	var out bytes.Buffer
-	printer := sim.NewPrinter(&out, sim.Text, tl.Start, tl.Names())
-	report := sim.NewReport(tl, m)
+	printer := report.NewPrinter(&out, report.Text, tl.Start, tl.Names())
+	report := report.New(tl, m)
 	mock := clock.NewMock()
 	r, err := New(Config{
 		Nodes: nodes, Statemap: smPath, Policy: tl.Policy, Interval: tl.Interval, Clock: mock,
@@ -142,10 +145,10 @@ func liveLines(t *testing.T, tl *sim.Timeline, smPath string) (string, []string)
 	return out.String(), report.Verdict()
 }
 
-func simLines(tl *sim.Timeline, m *statemap.Map) (string, []string) {
+func simLines(tl *timeline.Timeline, m *statemap.Map) (string, []string) {
 	var out bytes.Buffer
-	printer := sim.NewPrinter(&out, sim.Text, tl.Start, tl.Names())
-	report := sim.NewReport(tl, m)
+	printer := report.NewPrinter(&out, report.Text, tl.Start, tl.Names())
+	report := report.New(tl, m)
 	sim.Replay(tl, m, printer, report)
 	printer.Summary(tl.File, report, nil)
 	return out.String(), report.Verdict()
@@ -166,7 +169,7 @@ func TestRuntimeMatchesSimulator(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tl, err := sim.Parse(f, data)
+			tl, err := timeline.Parse(f, data)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -13,8 +13,10 @@ import (
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
 )
 
 // events is an observer that keeps every event. The runtime calls it from its loop alone.
@@ -38,7 +40,7 @@ func (r *events) Instant(time.Duration, *fence.Engine) {}
 
 // liveEvents runs tl through the runtime on a mock clock, with probers that answer the fault
 // model's prediction for the fault their node has when they start, and returns its events.
-func liveEvents(tl *sim.Timeline, m *statemap.Map) ([]fence.Event, error) {
+func liveEvents(tl *timeline.Timeline, m *statemap.Map) ([]fence.Event, error) {
 	probers := make([]*predicted, len(tl.Nodes))
 	nodes := make([]Node, len(tl.Nodes))
 	for i, n := range tl.Nodes {
@@ -68,7 +70,7 @@ func TestRuntimeMatchesSimulatorOnTraces(t *testing.T) {
 	if testing.Short() {
 		n = 20
 	}
-	shape := check.Shape{Nodes: 5, Length: 10 * time.Minute, Interval: drive.DefaultInterval, Timeout: sim.DefaultTimeout}
+	shape := check.Shape{Nodes: 5, Length: 10 * time.Minute, Interval: drive.DefaultInterval, Timeout: timeline.DefaultTimeout}
 	m := statemap.Default()
 	// The mock clock sleeps a millisecond at every move: the traces wait far more than they
 	// work, so many run at once.
@@ -126,10 +128,10 @@ func eventDiff(names []string, simulated, live []fence.Event) string {
 	var b []byte
 	for j := max(0, i-3); j < i+3; j++ {
 		if j < len(simulated) {
-			b = fmt.Appendf(b, "  sim:  %v %s\n", simulated[j].When(), sim.Describe(names, simulated[j]))
+			b = fmt.Appendf(b, "  sim:  %v %s\n", simulated[j].When(), narrate.Describe(names, simulated[j]))
 		}
 		if j < len(live) {
-			b = fmt.Appendf(b, "  live: %v %s\n", live[j].When(), sim.Describe(names, live[j]))
+			b = fmt.Appendf(b, "  live: %v %s\n", live[j].When(), narrate.Describe(names, live[j]))
 		}
 	}
 	return string(b)

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/failsim/failsim/fileline"
 )
 
 // FileConfig is what a proxy config file holds. Empty fields were not given.
@@ -21,18 +23,6 @@ type FileConfig struct {
 	HandshakeTimeout time.Duration
 }
 
-// ConfigError is a config file error at a line.
-type ConfigError struct {
-	File string
-	Line int // 1-based
-	Err  error
-}
-
-func (e *ConfigError) Error() string { return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err) }
-
-// Unwrap returns the underlying error.
-func (e *ConfigError) Unwrap() error { return e.Err }
-
 // ParseConfig reads a config file named file. One directive per line, '#' starts a comment:
 //
 //	node NAME LISTEN UPSTREAM [MODE...]   a node, optionally with its starting mode
@@ -41,7 +31,7 @@ func (e *ConfigError) Unwrap() error { return e.Err }
 //	seed N                                the seed of probabilistic modes
 //	handshake-timeout DUR                 Config.HandshakeTimeout; "off" or 0 turns it off
 //
-// Every directive but node is given at most once. Errors are *ConfigError naming the line.
+// Every directive but node is given at most once. Every error is a *fileline.Error naming the line.
 func ParseConfig(file string, r io.Reader) (FileConfig, error) {
 	var fc FileConfig
 	sc := bufio.NewScanner(r)
@@ -56,7 +46,7 @@ func ParseConfig(file string, r io.Reader) (FileConfig, error) {
 			continue
 		}
 		fail := func(err error) (FileConfig, error) {
-			return FileConfig{}, &ConfigError{File: file, Line: line, Err: err}
+			return FileConfig{}, &fileline.Error{File: file, Line: line, Err: err}
 		}
 		switch w[0] {
 		case "node":
@@ -114,7 +104,7 @@ func ParseConfig(file string, r io.Reader) (FileConfig, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return FileConfig{}, fmt.Errorf("%s: after line %d: %w", file, line, err)
+		return FileConfig{}, fileline.Errorf(file, line+1, "line too long or unreadable: %w", err)
 	}
 	return fc, nil
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/failsim/failsim/fileline"
 )
 
 func TestParseConfig(t *testing.T) {
@@ -57,9 +59,10 @@ func TestParseConfigErrors(t *testing.T) {
 		{"node db1 127.0.0.1:70000 127.0.0.1:1", `p.conf:1: node db1: listen address "127.0.0.1:70000": port "70000" is not a number from 0 to 65535`},
 		{"node db1 127.0.0.1:4001 noport", `p.conf:1: node db1: upstream address "noport": address noport: missing port in address`},
 		{"seed 1\nnode db1 127.0.0.1:0 127.0.0.1:1 reset p 0.5 p 0.7", `p.conf:2: node db1: "p" given twice`},
+		{"seed 1\ncontrol " + strings.Repeat("x", 70000), "p.conf:2: line too long or unreadable: bufio.Scanner: token too long"},
 	} {
 		_, err := ParseConfig("p.conf", strings.NewReader(tc.in))
-		var ce *ConfigError
+		var ce *fileline.Error
 		if err == nil || !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("%q: %v, want %s", tc.in, err, tc.want)
 		}
@@ -122,7 +125,7 @@ func FuzzParseConfig(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in string) {
 		fc, err := ParseConfig("f.conf", strings.NewReader(in))
 		if err != nil {
-			var ce *ConfigError
+			var ce *fileline.Error
 			if errors.As(err, &ce) {
 				if lines := strings.Count(in, "\n") + 1; ce.Line < 1 || ce.Line > lines {
 					t.Fatalf("error at line %d of %d: %v", ce.Line, lines, err)

@@ -8,8 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/failsim/failsim/narrate"
+	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
 )
 
 // benchTimeline writes a 24-hour timeline of 5 nodes with n fault events, from a seed.
@@ -21,9 +24,9 @@ func benchTimeline(n int, seed uint64) string {
 	step := 24 * time.Hour / time.Duration(n)
 	for i := range n {
 		at := time.Duration(i)*step + time.Duration(r.Int64N(int64(step)))
-		fmt.Fprintf(&b, "%s db%d %s\n", sim.Clock(time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC), at.Truncate(time.Second)), 1+r.IntN(5), faults[r.IntN(len(faults))])
+		fmt.Fprintf(&b, "%s db%d %s\n", narrate.Clock(time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC), at.Truncate(time.Second)), 1+r.IntN(5), faults[r.IntN(len(faults))])
 		if i%200 == 199 {
-			fmt.Fprintf(&b, "%s db%d recover\n", sim.Clock(time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC), at.Truncate(time.Second)), 1+r.IntN(5))
+			fmt.Fprintf(&b, "%s db%d recover\n", narrate.Clock(time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC), at.Truncate(time.Second)), 1+r.IntN(5))
 		}
 	}
 	b.WriteString("1970-01-02T00:00:00Z cluster end\n")
@@ -33,7 +36,7 @@ func benchTimeline(n int, seed uint64) string {
 // BenchmarkReplayDay replays a simulated day of 5 nodes with 2,000 fault events: the engine
 // with the verdict's report alone, and with the text event log written to io.Discard.
 func BenchmarkReplayDay(b *testing.B) {
-	tl, err := sim.Parse("bench.timeline", []byte(benchTimeline(2000, 1)))
+	tl, err := timeline.Parse("bench.timeline", []byte(benchTimeline(2000, 1)))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -42,15 +45,15 @@ func BenchmarkReplayDay(b *testing.B) {
 	b.Run("engine", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			sim.Replay(tl, m, sim.NewReport(tl, m))
+			sim.Replay(tl, m, report.New(tl, m))
 		}
 		b.ReportMetric(simulated*float64(b.N)/b.Elapsed().Seconds(), "sim-s/s")
 	})
 	b.Run("text-log", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			p := sim.NewPrinter(io.Discard, sim.Text, tl.Start, tl.Names())
-			r := sim.NewReport(tl, m)
+			p := report.NewPrinter(io.Discard, report.Text, tl.Start, tl.Names())
+			r := report.New(tl, m)
 			sim.Replay(tl, m, p, r)
 			p.Summary(tl.File, r, nil)
 		}
@@ -68,14 +71,14 @@ func BenchmarkReplaySpan(b *testing.B) {
 		name string
 		span time.Duration
 	}{{"day", 24 * time.Hour}, {"200-years", 200 * 365 * 24 * time.Hour}} {
-		tl, err := sim.Parse("span.timeline", []byte(spanText(c.span)))
+		tl, err := timeline.Parse("span.timeline", []byte(spanText(c.span)))
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				sim.Replay(tl, m, sim.NewReport(tl, m))
+				sim.Replay(tl, m, report.New(tl, m))
 			}
 		})
 	}

@@ -10,16 +10,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/sim"
+	"github.com/failsim/failsim/timeline"
 )
 
 var rewrite = flag.Bool("rewrite", false, "rewrite the golden files from the current output")
 
 // replay replays the timeline at path as `failsim replay` does and returns its output and
 // whether every expectation held.
-func replay(t *testing.T, path string, f sim.Format) ([]byte, bool) {
+func replay(t *testing.T, path string, f report.Format) ([]byte, bool) {
 	t.Helper()
-	tl, sm, err := sim.LoadFile(path, "")
+	tl, sm, err := timeline.LoadFile(path, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +81,7 @@ func TestRules(t *testing.T) {
 	}
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			out, ok := replay(t, f, sim.Text)
+			out, ok := replay(t, f, report.Text)
 			if !ok {
 				t.Errorf("an expectation failed:\n%s", out)
 			}
@@ -98,12 +100,12 @@ func TestIncidents(t *testing.T) {
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".timeline")
 		t.Run(name, func(t *testing.T) {
-			out, ok := replay(t, f, sim.Text)
+			out, ok := replay(t, f, report.Text)
 			if !ok {
 				t.Errorf("an expectation failed:\n%s", out)
 			}
 			golden(t, filepath.Join("..", "testdata", "golden", name+".txt"), out)
-			js, _ := replay(t, f, sim.JSON)
+			js, _ := replay(t, f, report.JSON)
 			golden(t, filepath.Join("..", "testdata", "golden", name+".json"), js)
 		})
 	}
@@ -113,7 +115,7 @@ func TestIncidents(t *testing.T) {
 func TestReplayDeterministic(t *testing.T) {
 	files, _ := filepath.Glob("../testdata/incidents/*.timeline")
 	for _, f := range files {
-		for _, format := range []sim.Format{sim.Text, sim.JSON} {
+		for _, format := range []report.Format{report.Text, report.JSON} {
 			a, _ := replay(t, f, format)
 			b, _ := replay(t, f, format)
 			if !bytes.Equal(a, b) {

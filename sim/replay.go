@@ -2,13 +2,13 @@ package sim
 
 import (
 	"context"
-	"slices"
-	"time"
 
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
+	"github.com/failsim/failsim/faultmodel"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
 )
 
 // Replay runs the timeline through a fresh engine under statemap m, in virtual time, and tells
@@ -18,15 +18,17 @@ import (
 // then new probe starts (a probe that finishes when it starts counts at once), then the
 // timekeeper tick; each node's probes start at t=0 and then at fence.NextProbeStart; a node
 // whose manager is down starts none and its probe under way is lost. Observers are told of
-// every instant at which something was decided, every checkpoint and the end; a tick that
+// every instant at which something was decided, every checkpoint of tl's expectations
+// (Timeline.Checkpoints) and the end; a tick that
 // decides nothing, alone at its instant, is not one. At every instant they are told of, the
 // engine has been ticked up to that instant.
 //
-// The replay knows every probe's outcome when it starts (Predict of the fault in force), and
+// The replay knows every probe's outcome when it starts (faultmodel.Predict of the fault in
+// force), and
 // jumps its virtual clock from one instant to the next. Its cost follows what changes, not the
 // span it covers: a probe that would change nothing is not run (drive.Config.Foresee), and a
 // tick at which no alarm can expire is not made but accounted for with the next one.
-func Replay(tl *Timeline, m *statemap.Map, obs ...Observer) *fence.Engine {
+func Replay(tl *timeline.Timeline, m *statemap.Map, obs ...drive.Observer) *fence.Engine {
 	e, _ := ReplayContext(context.Background(), tl, m, obs...)
 	return e
 }
@@ -34,7 +36,7 @@ func Replay(tl *Timeline, m *statemap.Map, obs ...Observer) *fence.Engine {
 // ReplayContext is Replay that stops early, at an instant's boundary, once ctx is done: it then
 // returns the engine as it stands and ctx's error. The observers have seen every instant up to
 // the stop.
-func ReplayContext(ctx context.Context, tl *Timeline, m *statemap.Map, obs ...Observer) (*fence.Engine, error) {
+func ReplayContext(ctx context.Context, tl *timeline.Timeline, m *statemap.Map, obs ...drive.Observer) (*fence.Engine, error) {
 	r := newRunner(ctx, tl, m, obs)
 	return r.e, r.run()
 }
@@ -48,22 +50,15 @@ type runner struct {
 	d     *drive.Driver
 }
 
-func newRunner(ctx context.Context, tl *Timeline, m *statemap.Map, obs []Observer) *runner {
+func newRunner(ctx context.Context, tl *timeline.Timeline, m *statemap.Map, obs []drive.Observer) *runner {
 	e := fence.New(fence.Config{Nodes: tl.Nodes, Map: m, Policy: tl.Policy})
-	var cps []time.Duration
-	for _, o := range obs {
-		if x, ok := o.(Expect); ok {
-			cps = append(cps, x.Checkpoints()...)
-		}
-	}
-	slices.Sort(cps)
 	timeout := tl.Timeout
 	d := drive.New(e, drive.Config{
 		Interval:    tl.Interval,
 		Script:      tl.Events,
-		Checkpoints: cps,
+		Checkpoints: tl.Checkpoints(),
 		End:         tl.End,
-		Foresee:     func(f fault.Fault) Outcome { return Predict(f, timeout) },
+		Foresee:     func(f fault.Fault) drive.Outcome { return faultmodel.Predict(f, timeout) },
 	}, obs...)
 	return &runner{ctx: ctx, e: e, d: d}
 }

@@ -9,8 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/failsim/failsim/drive"
+	"github.com/failsim/failsim/expect"
 	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
 )
 
 // spanTimeline writes a timeline of the same handful of faults over a span: each fault at the
@@ -34,11 +38,11 @@ func spanTimeline(span time.Duration) string {
 // a quiet node, a tick that decides nothing and a probe that repeats what is known cost nothing.
 func TestReplayCostFollowsChanges(t *testing.T) {
 	steps := func(text string) uint {
-		tl, err := Parse("span.timeline", []byte(text))
+		tl, err := timeline.Parse("span.timeline", []byte(text))
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := newRunner(context.Background(), tl, statemap.Default(), []Observer{NewReport(tl, statemap.Default())})
+		r := newRunner(context.Background(), tl, statemap.Default(), []drive.Observer{report.New(tl, statemap.Default())})
 		if err := r.run(); err != nil {
 			t.Fatal(err)
 		}
@@ -81,19 +85,13 @@ func TestObserverContract(t *testing.T) {
 		texts[f] = string(data)
 	}
 	for name, text := range texts {
-		tl, err := Parse(name, []byte(text))
+		tl, err := timeline.Parse(name, []byte(text))
 		if err != nil {
 			t.Fatal(err)
 		}
 		c := &contract{instants: map[time.Duration]bool{}}
-		obs := []Observer{c}
-		var cps []time.Duration
-		for _, x := range tl.Expects {
-			obs = append(obs, x)
-			cps = append(cps, x.Checkpoints()...)
-		}
-		Replay(tl, statemap.Default(), obs...)
-		for _, at := range append(append(c.events, cps...), tl.End) {
+		Replay(tl, statemap.Default(), c, expect.NewSet(tl, statemap.Default()))
+		for _, at := range append(append(c.events, tl.Checkpoints()...), tl.End) {
 			if at <= tl.End && !c.instants[at] {
 				t.Errorf("%s: nothing told of the instant %s", name, at)
 			}

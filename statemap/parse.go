@@ -9,23 +9,9 @@ import (
 	"strings"
 
 	"github.com/magiconair/properties"
+
+	"github.com/failsim/failsim/fileline"
 )
-
-// ParseError is bad input in a file failsim reads: a statemap or a timeline.
-type ParseError struct {
-	File string // the file's name as the user gave it
-	Line int    // 1-based; 0 when the error is about the whole file
-	Err  error
-}
-
-func (e *ParseError) Error() string {
-	if e.Line == 0 {
-		return fmt.Sprintf("%s: %v", e.File, e.Err)
-	}
-	return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err)
-}
-
-func (e *ParseError) Unwrap() error { return e.Err }
 
 // Rules is what one statemap file maps: a complete rule for each condition it names.
 type Rules map[Condition]Rule
@@ -47,16 +33,17 @@ var propsLine = regexp.MustCompile(`^properties: Line (\d+): (.*)$`)
 // Parse reads one statemap file in Java properties format. name is used in errors and as each
 // rule's Source ("name:line"). Every condition it names must have all three keys, a known state
 // and action, and a threshold that is an integer from -1 to MaxThreshold; values are
-// case-insensitive.
+// case-insensitive. Every error is a *fileline.Error naming the line (0 when the file is not a
+// properties file at all).
 func Parse(name string, data []byte) (Rules, error) {
 	l := &properties.Loader{Encoding: properties.UTF8, DisableExpansion: true}
 	p, err := l.LoadBytes(data)
 	if err != nil {
 		if m := propsLine.FindStringSubmatch(err.Error()); m != nil {
 			n, _ := strconv.Atoi(m[1])
-			return nil, &ParseError{File: name, Line: n, Err: fmt.Errorf("not a properties line: %s", m[2])}
+			return nil, &fileline.Error{File: name, Line: n, Err: fmt.Errorf("not a properties line: %s", m[2])}
 		}
-		return nil, &ParseError{File: name, Err: fmt.Errorf("not a properties file: %w", err)}
+		return nil, &fileline.Error{File: name, Err: fmt.Errorf("not a properties file: %w", err)}
 	}
 	lines := keyLines(string(data))
 
@@ -72,16 +59,16 @@ func Parse(name string, data []byte) (Rules, error) {
 		line := lines[key]
 		dot := strings.LastIndexByte(key, '.')
 		if dot < 0 {
-			return nil, &ParseError{File: name, Line: line, Err: fmt.Errorf("key %q: want CONDITION.state, CONDITION.threshold or CONDITION.action", key)}
+			return nil, &fileline.Error{File: name, Line: line, Err: fmt.Errorf("key %q: want CONDITION.state, CONDITION.threshold or CONDITION.action", key)}
 		}
 		condName, fieldName := key[:dot], key[dot+1:]
 		f := slices.Index(fieldNames[:], fieldName)
 		if f < 0 {
-			return nil, &ParseError{File: name, Line: line, Err: fmt.Errorf("key %q: %q is not state, threshold or action", key, fieldName)}
+			return nil, &fileline.Error{File: name, Line: line, Err: fmt.Errorf("key %q: %q is not state, threshold or action", key, fieldName)}
 		}
 		c, ok := ParseCondition(condName)
 		if !ok {
-			return nil, &ParseError{File: name, Line: line, Err: fmt.Errorf("unknown condition %q (did you mean %s?)", condName, Nearest(strings.ToLower(condName)))}
+			return nil, &fileline.Error{File: name, Line: line, Err: fmt.Errorf("unknown condition %q (did you mean %s?)", condName, Nearest(strings.ToLower(condName)))}
 		}
 		b := blocks[c]
 		if b == nil {
@@ -105,7 +92,7 @@ func Parse(name string, data []byte) (Rules, error) {
 			}
 		}
 		if len(missing) > 0 {
-			return nil, &ParseError{File: name, Line: b.line, Err: fmt.Errorf("%s: a block needs all three keys; missing %s", c, strings.Join(missing, " and "))}
+			return nil, &fileline.Error{File: name, Line: b.line, Err: fmt.Errorf("%s: a block needs all three keys; missing %s", c, strings.Join(missing, " and "))}
 		}
 		r, err := parseRule(c, b.vals, func(f field) int { return lines[c.String()+"."+fieldNames[f]] }, name)
 		if err != nil {
@@ -120,7 +107,7 @@ func Parse(name string, data []byte) (Rules, error) {
 func parseRule(c Condition, vals [numFields]string, lineOf func(field) int, name string) (Rule, error) {
 	var r Rule
 	bad := func(f field, err error) (Rule, error) {
-		return Rule{}, &ParseError{File: name, Line: lineOf(f), Err: fmt.Errorf("%s.%s: %w", c, fieldNames[f], err)}
+		return Rule{}, &fileline.Error{File: name, Line: lineOf(f), Err: fmt.Errorf("%s.%s: %w", c, fieldNames[f], err)}
 	}
 	s, ok := ParseState(strings.ToLower(strings.TrimSpace(vals[fieldState])))
 	if !ok {

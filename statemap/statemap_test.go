@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/failsim/failsim/fileline"
 )
 
 // The shipped defaults are the reference table, with a line for every condition.
@@ -79,7 +81,7 @@ func TestParseErrors(t *testing.T) {
 		{"x=\\u12\n", "f.properties:1: not a properties line:"},
 	} {
 		_, err := Parse("f.properties", []byte(c.in))
-		var pe *ParseError
+		var pe *fileline.Error
 		if err == nil || !errors.As(err, &pe) || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("Parse(%q):\n got  %v\n want %s", c.in, err, c.want)
 		}
@@ -143,7 +145,7 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		rules, err := Parse("fuzz.properties", data)
 		if err != nil {
-			var pe *ParseError
+			var pe *fileline.Error
 			if !errors.As(err, &pe) {
 				t.Fatalf("error without a file: %v", err)
 			}

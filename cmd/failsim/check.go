@@ -18,19 +18,19 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/failsim/failsim/check"
-	"github.com/failsim/failsim/sim"
+	"github.com/failsim/failsim/property"
 	"github.com/failsim/failsim/statemap"
 )
 
 // specsFlag collects repeated --property flags.
-type specsFlag []check.Spec
+type specsFlag []property.Spec
 
 func (s *specsFlag) String() string { return "" }
 func (s *specsFlag) Type() string   { return "property" }
 func (s *specsFlag) repeatable()    {}
 
 func (s *specsFlag) Set(v string) error {
-	sp, err := check.ParseSpec(v)
+	sp, err := property.ParseSpec(v)
 	if err != nil {
 		return err
 	}
@@ -73,7 +73,7 @@ held, 1 when one was violated, 2 for bad input.`,
 	f.StringVar(&o.family, "family", "all", "trace `FAMILY`: benign, fatal, mixed, or all three")
 	complete(c, "family", "benign", "fatal", "mixed", "all")
 	f.Var(&o.specs, "property", "property to check, `NAME[=ARG]`, repeatable (default: every one that applies to the family)")
-	complete(c, "property", sim.NoFalseFailover, sim.DetectsDeathWithin, sim.SingleMaster, sim.NoFenceInMaintenance, sim.OnlyCoordinatorFences, sim.SelfHealResets)
+	complete(c, "property", property.Names()...)
 	f.IntVar(&o.traces, "traces", 10000, "`N` traces to generate per family")
 	f.Uint64Var(&o.seed, "seed", 1, "random seed `S`: the same seed gives the same traces and results")
 	f.StringVar(&o.out, "out", ".", "`DIR` to write counterexample timelines to (created if missing)")
@@ -108,7 +108,7 @@ func (m *Main) runCheck(ctx context.Context, o *checkFlags) error {
 		}
 	}
 	if o.traces < 1 {
-		return usageErr(fmt.Errorf("--traces %d: %w", o.traces, check.ErrNoTraces), "a run that checks no trace proves nothing")
+		return usageErr(fmt.Errorf("--traces %d: %w: want --traces of at least 1", o.traces, check.ErrNoTraces), "a run that checks no trace proves nothing")
 	}
 	if o.nodes < 1 {
 		return usageErr(fmt.Errorf("--nodes %d: want at least 1", o.nodes), "")
@@ -132,7 +132,7 @@ func (m *Main) runCheck(ctx context.Context, o *checkFlags) error {
 	}
 	var runs []check.Config
 	for _, f := range families {
-		var props []check.Spec
+		var props []property.Spec
 		for _, s := range o.specs {
 			if f.Applies(s.Name) {
 				props = append(props, s)

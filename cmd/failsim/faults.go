@@ -8,8 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/failsim/failsim/sim"
+	"github.com/failsim/failsim/faultmodel"
 	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
 )
 
 func (m *Main) faultsCmd() *cobra.Command {
@@ -26,7 +27,7 @@ gives within the checker's budget (--timeout), and what the statemap does with i
 		RunE: func(c *cobra.Command, _ []string) error { return m.runFaults(c.Context(), smFlag, timeout) },
 	}
 	statemapVar(c, &smFlag, "statemap override `FILE` to layer on the defaults")
-	c.Flags().DurationVar(&timeout, "timeout", sim.DefaultTimeout, "the checker's probe budget, a `DURATION`")
+	c.Flags().DurationVar(&timeout, "timeout", timeline.DefaultTimeout, "the checker's probe budget, a `DURATION`")
 	return c
 }
 
@@ -40,7 +41,7 @@ func (m *Main) runFaults(ctx context.Context, smFlag string, timeout time.Durati
 	}
 	tw := tabwriter.NewWriter(m.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "FAULT\tWHAT\tPROBE OUTCOME\tAFTER\tSTATE\tTHRESHOLD\tACTION\tEFFECT")
-	for _, row := range sim.FaultTable(sm, timeout) {
+	for _, row := range faultmodel.Table(sm, timeout) {
 		after := "at once"
 		if row.Outcome.Took > 0 {
 			after = row.Outcome.Took.String()

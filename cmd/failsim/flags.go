@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/failsim/failsim/sim"
+	"github.com/failsim/failsim/report"
 )
 
 // longFlags rewrites the single-dash long flags that Go's flag package took (-statemap FILE,
@@ -107,12 +107,12 @@ func (m *Main) newLogger(level string) (zerolog.Logger, error) {
 }
 
 // parseFormat reads --format: text or json.
-func parseFormat(s string) (sim.Format, error) {
+func parseFormat(s string) (report.Format, error) {
 	switch s {
 	case "text":
-		return sim.Text, nil
+		return report.Text, nil
 	case "json":
-		return sim.JSON, nil
+		return report.JSON, nil
 	}
 	return 0, usageErr(fmt.Errorf("--format %q: want text or json", s), "")
 }

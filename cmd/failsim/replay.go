@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/failsim/failsim/sim"
+	"github.com/failsim/failsim/timeline"
 )
 
 // replayFlags are failsim replay's flags.
@@ -79,7 +80,7 @@ func (m *Main) runReplay(ctx context.Context, c *cobra.Command, o *replayFlags, 
 		}
 	}
 	log.Debug().Str("timeline", path).Msg("reading")
-	tl, sm, err := sim.LoadContext(ctx, path, m.Stdin, o.statemap)
+	tl, sm, err := timeline.LoadContext(ctx, path, m.Stdin, o.statemap)
 	if err != nil {
 		if ctx.Err() != nil {
 			return interrupted(ctx, "replay")

@@ -7,13 +7,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
 	"github.com/rs/zerolog"
 
+	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/internal/embedded"
 	"github.com/failsim/failsim/monitor"
+	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
 )
 
 // runReplayLive plays a parsed incident live: one proxy per node in front of the real server
@@ -22,15 +24,13 @@ import (
 // port of 127.0.0.1), started here and stopped when the replay ends. It prints the live events
 // as they happen, then the simulated and the live decisions side by side and the verdict:
 // agree (exit 0) or differ (exit 1).
-func (m *Main) runReplayLive(ctx context.Context, path string, tl *sim.Timeline, sm *statemap.Map, dsn string, speed float64, f sim.Format, log zerolog.Logger) error {
+func (m *Main) runReplayLive(ctx context.Context, path string, tl *timeline.Timeline, sm *statemap.Map, dsn string, speed float64, f report.Format, log zerolog.Logger) error {
 	if speed <= 0 {
 		return usageErr(fmt.Errorf("--speed %v: want a positive factor such as 10", speed), "")
 	}
 	if dsn != "" {
-		if cfg, err := mysql.ParseDSN(dsn); err != nil {
-			return usageErr(fmt.Errorf("--mysql: bad DSN: %w", err), "a DSN looks like probe:PASSWORD@tcp(127.0.0.1:3306)/")
-		} else if cfg.Net != "tcp" {
-			return usageErr(fmt.Errorf("--mysql: network %q: the proxies need a tcp DSN", cfg.Net), "a DSN looks like probe:PASSWORD@tcp(127.0.0.1:3306)/")
+		if _, err := monitor.ProxyDSN(dsn); err != nil {
+			return usageErr(fmt.Errorf("--mysql: %w", err), "a DSN looks like probe:PASSWORD@tcp(127.0.0.1:3306)/")
 		}
 	}
 	if err := monitor.WireOnly(tl); err != nil {
@@ -68,15 +68,15 @@ func (m *Main) runReplayLive(ctx context.Context, path string, tl *sim.Timeline,
 	}
 	simulated := simulate(tl, sm)
 	out := newLivePrinter(m.Stdout, f, tl.Start, tl.Names())
-	if f == sim.Text {
+	if f == report.Text {
 		fmt.Fprintf(m.Stdout, "live replay of %s at %gx%s: %s of timeline in %s\n", tl.File, speed, against, tl.End, time.Duration(float64(tl.End)/speed).Round(time.Second))
 	}
-	live, err := monitor.LiveReplay(ctx, monitor.LiveConfig{Timeline: tl, Map: sm, DSN: dsn, Speed: speed, Log: log, Observers: []sim.Observer{out}})
+	live, err := monitor.LiveReplay(ctx, monitor.LiveConfig{Timeline: tl, Map: sm, DSN: dsn, Speed: speed, Log: log, Observers: []drive.Observer{out}})
 	if err != nil {
 		return &exitError{code: 1, err: err}
 	}
 	lines, ok := monitor.Compare(tl.Start, simulated, live)
-	if f == sim.JSON {
+	if f == report.JSON {
 		server := checker.Addr()
 		if against != "" {
 			server = "in-process"
@@ -102,7 +102,7 @@ func (m *Main) runReplayLive(ctx context.Context, path string, tl *sim.Timeline,
 
 // simulate replays tl in the simulator and returns its fencing decisions, to set beside the
 // live ones.
-func simulate(tl *sim.Timeline, sm *statemap.Map) []monitor.Decision {
+func simulate(tl *timeline.Timeline, sm *statemap.Map) []monitor.Decision {
 	rec := &monitor.Recorder{Names: tl.Names()}
 	sim.Replay(tl, sm, rec)
 	return rec.Decisions

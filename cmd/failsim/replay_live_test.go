@@ -14,7 +14,8 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/failsim/failsim/sim"
+	"github.com/failsim/failsim/report"
+	"github.com/failsim/failsim/timeline"
 )
 
 // A live replay with no --mysql stops its in-process server when the replay is cancelled
@@ -24,7 +25,7 @@ func TestReplayLiveEmbeddedStopsOnCancel(t *testing.T) {
 	if err := os.WriteFile(path, []byte("cluster db1:master db2:replica\n00:01:00 db1 stall\n00:10:00 cluster end\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tl, sm, err := sim.LoadFile(path, "")
+	tl, sm, err := timeline.LoadFile(path, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +35,7 @@ func TestReplayLiveEmbeddedStopsOnCancel(t *testing.T) {
 	defer cancel()
 	time.AfterFunc(1500*time.Millisecond, cancel)
 	start := time.Now()
-	err = m.runReplayLive(ctx, path, tl, sm, "", 10, sim.Text, zerolog.New(&logs).Level(zerolog.InfoLevel))
+	err = m.runReplayLive(ctx, path, tl, sm, "", 10, report.Text, zerolog.New(&logs).Level(zerolog.InfoLevel))
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("runReplayLive returned %v after the start, cancelled at 1.5s: want it to stop at once", took)
 	}

@@ -19,10 +19,13 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 
+	"github.com/failsim/failsim/drive"
+	"github.com/failsim/failsim/expect"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/monitor"
-	"github.com/failsim/failsim/sim"
+	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
 )
 
 // watchNodeFlags collects repeated --node NAME:ROLE=DSN flags. It never keeps or prints a DSN
@@ -73,7 +76,7 @@ the command line is visible to every local user in /proc. No output shows a pass
 	f.StringVar(&o.onFailover, "on-failover", "", "run `CMD` with sh -c at each failover (environment: FAILSIM_EVENT, FAILSIM_OLD_MASTER, FAILSIM_NEW_MASTER, FAILSIM_CONDITION, FAILSIM_TIME)")
 	formatVar(c, &o.format)
 	f.StringVar(&o.metrics, "metrics", "", "serve Prometheus metrics at http://`ADDR`/metrics")
-	f.DurationVar(&o.interval, "interval", sim.DefaultInterval, "time between probe starts of a node, a `DURATION`")
+	f.DurationVar(&o.interval, "interval", timeline.DefaultInterval, "time between probe starts of a node, a `DURATION`")
 	f.DurationVar(&o.timeout, "timeout", monitor.DefaultBudget, "each probe's budget, a `DURATION`: connect, greeting, login and query together")
 	f.StringVar(&o.query, "query", monitor.DefaultQuery, "the probe's `SQL`; use one that reads a heartbeat row to see storage stalls")
 	f.StringVar(&o.policy, "policy", "automatic", "the cluster `POLICY`: automatic, manual or maintenance")
@@ -104,7 +107,7 @@ func (m *Main) runWatch(ctx context.Context, o *watchFlags) error {
 		return err
 	}
 	names := make([]string, len(targets))
-	tl := &sim.Timeline{File: "watch"}
+	tl := &timeline.Timeline{File: "watch"}
 	for i, t := range targets {
 		names[i] = t.Name
 		tl.Nodes = append(tl.Nodes, fence.NodeConfig{Name: t.Name, Role: t.Role})
@@ -129,18 +132,18 @@ func (m *Main) runWatch(ctx context.Context, o *watchFlags) error {
 	start := clk.Now()
 	tl.Start = start
 	out := newLivePrinter(m.Stdout, f, start, names)
-	report := &lateReport{}
+	verdict := &lateReport{}
 	hook := &failoverHook{cmd: o.onFailover, start: start, names: names, stderr: m.Stderr, log: log}
 	rt, err := monitor.New(monitor.Config{
 		Nodes: targets, Statemap: o.statemap, Map: sm, Policy: pol, Interval: o.interval, Clock: clk, Log: log,
-		Observers: []sim.Observer{out, report, metrics, hook},
+		Observers: []drive.Observer{out, verdict, metrics, hook},
 		OnProbe:   func(_ time.Duration, i int, r monitor.Result) { metrics.Probed(i, r.Condition) },
 	}, monitor.Script{End: o.forDur})
 	if err != nil {
 		return usageErr(err, "")
 	}
 	// The report explains its verdict with the statemap in force when the run ends.
-	report.Report = sim.NewReport(tl, rt.Map())
+	verdict.Report = report.New(tl, rt.Map())
 	log.Info().Int("nodes", len(targets)).Dur("interval", o.interval).Dur("timeout", o.timeout).Msg("watching")
 	err = rt.Run(ctx)
 	hook.wait()
@@ -150,7 +153,7 @@ func (m *Main) runWatch(ctx context.Context, o *watchFlags) error {
 	if out.err != nil {
 		return out.err
 	}
-	return sim.NewPrinter(m.Stdout, f, start, names).Summary("watch", report.Report, sim.Judge(nil))
+	return report.NewPrinter(m.Stdout, f, start, names).Summary("watch", verdict.Report, []expect.Result{})
 }
 
 // parseNodes reads the --node flags into checkers. No error repeats a DSN: it holds a password.
@@ -218,18 +221,18 @@ func serveMetrics(addr string, metrics *monitor.Metrics, log zerolog.Logger) (st
 
 // livePrinter writes each event the moment it happens, in replay's format.
 type livePrinter struct {
-	p   *sim.Printer
+	p   *report.Printer
 	err error
 }
 
-func newLivePrinter(w io.Writer, f sim.Format, start time.Time, names []string) *livePrinter {
-	return &livePrinter{p: sim.NewPrinter(w, f, start, names)}
+func newLivePrinter(w io.Writer, f report.Format, start time.Time, names []string) *livePrinter {
+	return &livePrinter{p: report.NewPrinter(w, f, start, names)}
 }
 
-// Instant implements sim.Observer.
+// Instant implements drive.Observer.
 func (l *livePrinter) Instant(time.Duration, *fence.Engine) {}
 
-// Event implements sim.Observer: the line is written out at once.
+// Event implements drive.Observer: the line is written out at once.
 func (l *livePrinter) Event(ev fence.Event) {
 	if l.err != nil {
 		return
@@ -248,10 +251,10 @@ type failoverHook struct {
 	wg     sync.WaitGroup
 }
 
-// Instant implements sim.Observer.
+// Instant implements drive.Observer.
 func (h *failoverHook) Instant(time.Duration, *fence.Engine) {}
 
-// Event implements sim.Observer.
+// Event implements drive.Observer.
 func (h *failoverHook) Event(ev fence.Event) {
 	if h.cmd == "" {
 		return
@@ -294,6 +297,6 @@ func (h *failoverHook) Event(ev fence.Event) {
 // wait waits for the commands still running.
 func (h *failoverHook) wait() { h.wg.Wait() }
 
-// lateReport is a sim.Report made once the runtime exists, so that it explains the verdict
+// lateReport is a report.Report made once the runtime exists, so that it explains the verdict
 // with the runtime's statemap.
-type lateReport struct{ *sim.Report }
+type lateReport struct{ *report.Report }

@@ -1,4 +1,4 @@
-package sim
+package timeline_test
 
 import (
 	"errors"
@@ -6,9 +6,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/failsim/failsim/expect"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/fileline"
+	"github.com/failsim/failsim/property"
+	"github.com/failsim/failsim/report"
+	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
+	"slices"
 )
 
 func TestParseTimeline(t *testing.T) {
@@ -37,11 +44,11 @@ expect db1 timeout at 21:15:00
 expect db2 master at 21:30:00
 expect no master after 21:12:00 by 21:13:00
 `
-	tl, err := Parse("dir/inc.timeline", []byte(strings.Replace(src, "start 21:00:00", "start 2000-01-01T21:00:00Z", 1)))
+	tl, err := timeline.Parse("dir/inc.timeline", []byte(strings.Replace(src, "start 21:00:00", "start 2000-01-01T21:00:00Z", 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tl.Interval != 2*time.Second || tl.Timeout != 4*time.Second || tl.Policy != fence.Manual || tl.Statemap != "conf/x.properties" || tl.StatemapLine != 3 || tl.Family != FamilyBenign {
+	if tl.Interval != 2*time.Second || tl.Timeout != 4*time.Second || tl.Policy != fence.Manual || tl.Statemap != "conf/x.properties" || tl.StatemapLine != 3 || tl.Family != timeline.FamilyBenign {
 		t.Errorf("settings %+v", tl)
 	}
 	if len(tl.Nodes) != 2 || tl.Nodes[0] != (fence.NodeConfig{Name: "db1", Role: fence.Master}) {
@@ -49,11 +56,11 @@ expect no master after 21:12:00 by 21:13:00
 	}
 	want := []struct {
 		at   time.Duration
-		kind EventKind
+		kind timeline.EventKind
 	}{
-		{11 * time.Minute, SetFault}, {21 * time.Minute, SetFault}, {30 * time.Minute, ManagerDown},
-		{30 * time.Minute, ManagerUp}, {40 * time.Minute, SetPolicy}, {45 * time.Minute, Recover},
-		{50 * time.Minute, SetFault}, {55 * time.Minute, SetFault}, {56 * time.Minute, SetFault}, {time.Hour, End},
+		{11 * time.Minute, timeline.SetFault}, {21 * time.Minute, timeline.SetFault}, {30 * time.Minute, timeline.ManagerDown},
+		{30 * time.Minute, timeline.ManagerUp}, {40 * time.Minute, timeline.SetPolicy}, {45 * time.Minute, timeline.Recover},
+		{50 * time.Minute, timeline.SetFault}, {55 * time.Minute, timeline.SetFault}, {56 * time.Minute, timeline.SetFault}, {time.Hour, timeline.End},
 	}
 	if len(tl.Events) != len(want) {
 		t.Fatalf("events %+v", tl.Events)
@@ -66,17 +73,51 @@ expect no master after 21:12:00 by 21:13:00
 	if f := tl.Events[6].Fault; f.Kind != fault.Slow || f.Delay != 1500*time.Millisecond {
 		t.Errorf("slow %+v", f)
 	}
-	if tl.End != time.Hour || len(tl.Expects) != 7 {
-		t.Errorf("end %v, %d expects", tl.End, len(tl.Expects))
+	if tl.End != time.Hour {
+		t.Errorf("end %v", tl.End)
+	}
+	// The expectations are data: what each states, with its line and words.
+	m := time.Minute
+	wantX := []timeline.Expect{
+		{Line: 18, Text: "expect no failover", Kind: timeline.ExpectNoFailover, Node: -1, To: -1},
+		{Line: 19, Text: "expect failover of db1 to db2 after 21:12:00 by 21:13:00", Kind: timeline.ExpectFailover, Node: 0, To: 1,
+			Window: timeline.Window{After: 12 * m, By: 13 * m, HasAfter: true, HasBy: true}},
+		{Line: 20, Text: "expect db1 failed after 21:12:00", Kind: timeline.ExpectFailed, Node: 0, To: -1, Window: timeline.Window{After: 12 * m, HasAfter: true}},
+		{Line: 21, Text: "expect db2 never failed", Kind: timeline.ExpectNeverFailed, Node: 1, To: -1},
+		{Line: 22, Text: "expect db1 timeout at 21:15:00", Kind: timeline.ExpectAt, Node: 0, To: -1, At: 15 * m, Want: "timeout"},
+		{Line: 23, Text: "expect db2 master at 21:30:00", Kind: timeline.ExpectAt, Node: 1, To: -1, At: 30 * m, Want: "master"},
+		{Line: 24, Text: "expect no master after 21:12:00 by 21:13:00", Kind: timeline.ExpectNoMaster, Node: -1, To: -1,
+			Window: timeline.Window{After: 12 * m, By: 13 * m, HasAfter: true, HasBy: true}},
+	}
+	if len(tl.Expects) != len(wantX) {
+		t.Fatalf("%d expects, want %d", len(tl.Expects), len(wantX))
+	}
+	for i, w := range wantX {
+		if tl.Expects[i] != w {
+			t.Errorf("expect %d:\n got  %+v\n want %+v", i, tl.Expects[i], w)
+		}
+	}
+	if got := tl.Checkpoints(); !slices.Equal(got, []time.Duration{12 * m, 15 * m, 30 * m}) {
+		t.Errorf("checkpoints %v", got)
+	}
+	p, err := timeline.Parse("p.timeline", []byte("cluster a:master\nexpect property detects-death-within=90s\nexpect property single-master\nexpect no master\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x := p.Expects[0]; x.Kind != timeline.ExpectProperty || x.Property != (property.Spec{Name: property.DetectsDeathWithin, Arg: "90s"}) || x.Text != "expect property detects-death-within=90s" {
+		t.Errorf("property %+v", x)
+	}
+	if got := p.Checkpoints(); !slices.Equal(got, []time.Duration{0}) {
+		t.Errorf("no master with no window: checkpoints %v, want [0]", got)
 	}
 }
 
 func TestDefaultEnd(t *testing.T) {
-	tl, err := Parse("t", []byte("cluster a:master\n00:05:00 a freeze\n"))
+	tl, err := timeline.Parse("t", []byte("cluster a:master\n00:05:00 a freeze\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tl.End != 15*time.Minute || tl.Interval != DefaultInterval || tl.Timeout != DefaultTimeout {
+	if tl.End != 15*time.Minute || tl.Interval != timeline.DefaultInterval || tl.Timeout != timeline.DefaultTimeout {
 		t.Errorf("%+v", tl)
 	}
 }
@@ -150,10 +191,10 @@ func TestTimelineErrors(t *testing.T) {
 		{c2 + "expect db1 dances\n", "t.timeline:2: expect db1 dances: want \"expect no failover\""},
 		{c2 + "00:00:01 db1 \xff\n", "t.timeline:2: not UTF-8 text"},
 	} {
-		_, err := Parse("t.timeline", []byte(c.in))
-		var pe *statemap.ParseError
+		_, err := timeline.Parse("t.timeline", []byte(c.in))
+		var pe *fileline.Error
 		if err == nil || !errors.As(err, &pe) || !strings.HasPrefix(err.Error(), c.want) {
-			t.Errorf("Parse(%q):\n got  %v\n want %s", c.in, err, c.want)
+			t.Errorf("timeline.Parse(%q):\n got  %v\n want %s", c.in, err, c.want)
 		}
 	}
 }
@@ -166,20 +207,37 @@ func FuzzParseTimeline(f *testing.F) {
 	f.Add([]byte("cluster a:master b:replica\nfamily benign\n00:00:00 a stall\n+1m b refuse\nexpect property no-false-failover\nexpect no master after 00:00:30\n"))
 	f.Add([]byte("cluster a:master b:replica\nfamily fatal\nstart 0001-01-01T00:00:00Z\n0200-01-01T00:00:00Z a refuse\nexpect property detects-death-within=60s\nexpect property no-false-failover\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		tl, err := Parse("fuzz.timeline", data)
+		tl, err := timeline.Parse("fuzz.timeline", data)
 		if err != nil {
-			var pe *statemap.ParseError
+			var pe *fileline.Error
 			if !errors.As(err, &pe) {
 				t.Fatalf("error without a file: %v", err)
 			}
 			return
 		}
 		// Any span: a replay's cost follows its changes, not its length.
-		obs := []Observer{NewReport(tl, statemap.Default())}
-		for _, x := range tl.Expects {
-			obs = append(obs, x)
-		}
-		Replay(tl, statemap.Default(), obs...)
-		Judge(tl.Expects)
+		m := statemap.Default()
+		xs := expect.NewSet(tl, m)
+		sim.Replay(tl, m, report.New(tl, m), xs)
+		xs.Results()
 	})
+}
+
+func TestPropertyErrors(t *testing.T) {
+	c2 := "cluster db1:master db2:replica\n"
+	for _, c := range []struct{ in, want string }{
+		{c2 + "expect property\n", "t.timeline:2: expect property: which? want one of no-false-failover, detects-death-within, single-master, no-fence-in-maintenance, only-coordinator-fences, self-heal-resets"},
+		{c2 + "expect property split-brain\n", `t.timeline:2: unknown property "split-brain": want one of no-false-failover, detects-death-within`},
+		{c2 + "expect property single-master now\n", `t.timeline:2: single-master takes no argument, got "now"`},
+		{c2 + "expect property detects-death-within soon\n", `t.timeline:2: detects-death-within: "soon" is not a positive duration such as 90s or 2m`},
+		{c2 + "expect property detects-death-within 1m 2m\n", `t.timeline:2: detects-death-within takes at most one duration, got "1m 2m"`},
+		{c2 + "expect property detects-death-within=1m 2m\n", `t.timeline:2: detects-death-within takes at most one duration, got "1m 2m"`},
+		{c2 + "expect property detects-death-within=soon\n", `t.timeline:2: detects-death-within: "soon" is not a positive duration such as 90s or 2m`},
+		{c2 + "expect property single-master=3\n", `t.timeline:2: single-master takes no argument, got "3"`},
+	} {
+		_, err := timeline.Parse("t.timeline", []byte(c.in))
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%q: got %v, want %s", c.in, err, c.want)
+		}
+	}
 }

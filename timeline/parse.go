@@ -1,4 +1,4 @@
-package sim
+package timeline
 
 import (
 	"bufio"
@@ -11,83 +11,17 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/fileline"
+	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/statemap"
 )
-
-// Default checker settings: the manager's mgr_monitor_interval and mon_db_query_timeout.
-const (
-	DefaultInterval = drive.DefaultInterval
-	DefaultTimeout  = 5 * time.Second
-	// DefaultTail is how long a replay runs past the last event when no "cluster end" is given.
-	DefaultTail = 10 * time.Minute
-	// MaxSpan is the longest span of virtual time a timeline may cover, from its start to its
-	// end: 290 Gregorian years. A Go duration holds about 292; the margin keeps every sum the
-	// replay makes (a probe's next start, a tick) inside it. Longer is refused, never clipped.
-	MaxSpan = 290 * year
-	// MaxChecker is the longest checker interval or timeout a timeline may set.
-	MaxChecker = 24 * time.Hour
-
-	year = 31556952 * time.Second // the mean Gregorian year
-)
-
-// The families of generated traces, as failsim check names them and a timeline's "family"
-// statement records them.
-const (
-	FamilyBenign = "benign"
-	FamilyFatal  = "fatal"
-	FamilyMixed  = "mixed"
-)
-
-// Timeline is a parsed incident: the cluster, the checker's settings and the timed events.
-type Timeline struct {
-	File         string // the name errors and reports use
-	Nodes        []fence.NodeConfig
-	Interval     time.Duration // between probe starts
-	Timeout      time.Duration // the probe's budget
-	Statemap     string        // the "statemap" statement's path, resolved against File's folder; "" if none
-	StatemapLine int
-	Policy       fence.Policy
-	Family       string    // the "family" statement: the check family a generated trace came from; "" for none
-	Start        time.Time // the clock time of t=0
-	Events       []Event   // in time order (file order among equal times)
-	End          time.Duration
-	Expects      []Expect
-}
-
-// Names returns the names of the timeline's nodes, in cluster order: what a printer or a
-// report names the nodes of the engine's decisions with.
-func (tl *Timeline) Names() []string {
-	out := make([]string, len(tl.Nodes))
-	for i, n := range tl.Nodes {
-		out[i] = n.Name
-	}
-	return out
-}
-
-// EventKind is what a timeline event does: one of the driver's kinds of action.
-type EventKind = drive.Kind
-
-// The timeline's event kinds.
-const (
-	SetFault    = drive.SetFault
-	ManagerDown = drive.ManagerDown
-	ManagerUp   = drive.ManagerUp
-	SetPolicy   = drive.SetPolicy
-	Recover     = drive.Recover
-	End         = drive.End
-)
-
-// Event is one timed statement of a timeline: an action of the driver's script, with the line
-// that states it. A timeline's events are the script its replay plays, as they are.
-type Event = drive.Action
 
 var nodeName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]*$`)
 
 // Parse reads a timeline. name is the file's name for errors and for resolving the statemap
-// statement; data must be UTF-8. Every error is a *statemap.ParseError naming the line.
+// statement; data must be UTF-8. Every error is a *fileline.Error naming the line.
 func Parse(name string, data []byte) (*Timeline, error) {
 	p := &parser{tl: &Timeline{File: name, Interval: DefaultInterval, Timeout: DefaultTimeout, Start: time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)}, nodes: map[string]int{}}
 	if err := p.parse(data); err != nil {
@@ -99,7 +33,6 @@ func Parse(name string, data []byte) (*Timeline, error) {
 type parser struct {
 	tl       *Timeline
 	nodes    map[string]int
-	nameList []string // the nodes' names, once an expectation asked for them
 	line     int
 	last     time.Duration // the previous event's time
 	events   bool          // an event has been read
@@ -107,17 +40,8 @@ type parser struct {
 	settings map[string]int
 }
 
-// names returns the nodes' names in cluster order, made once: the expectations name the
-// engine's node indices with them.
-func (p *parser) names() []string {
-	if p.nameList == nil {
-		p.nameList = p.tl.Names()
-	}
-	return p.nameList
-}
-
 func (p *parser) errf(format string, args ...any) error {
-	return &statemap.ParseError{File: p.tl.File, Line: p.line, Err: fmt.Errorf(format, args...)}
+	return &fileline.Error{File: p.tl.File, Line: p.line, Err: fmt.Errorf(format, args...)}
 }
 
 func (p *parser) parse(data []byte) error {
@@ -149,12 +73,12 @@ func (p *parser) parse(data []byte) error {
 		return p.errf("line too long or unreadable: %v", err)
 	}
 	if p.tl.Nodes == nil {
-		return &statemap.ParseError{File: p.tl.File, Line: 0, Err: errors.New("empty timeline: want a first statement \"cluster NODE:ROLE ...\"")}
+		return &fileline.Error{File: p.tl.File, Line: 0, Err: errors.New("empty timeline: want a first statement \"cluster NODE:ROLE ...\"")}
 	}
 	if !p.endSeen {
 		if p.last > MaxSpan-DefaultTail {
 			last := p.tl.Events[len(p.tl.Events)-1]
-			return &statemap.ParseError{File: p.tl.File, Line: last.Line, Err: fmt.Errorf("the replay would end %s after this last event, past %s: end the timeline with \"cluster end\"", DefaultTail, spanWords())}
+			return &fileline.Error{File: p.tl.File, Line: last.Line, Err: fmt.Errorf("the replay would end %s after this last event, past %s: end the timeline with \"cluster end\"", DefaultTail, spanWords())}
 		}
 		p.tl.End = p.last + DefaultTail
 	}
@@ -410,18 +334,4 @@ func (p *parser) nodeList() string {
 	return strings.Join(names, ", ")
 }
 
-func (p *parser) clock(d time.Duration) string { return Clock(p.tl.Start, d) }
-
-// Clock writes the clock time of virtual time d: HH:MM:SS (with milliseconds when not whole)
-// on the start's day, the full date and time on a later day.
-func Clock(start time.Time, d time.Duration) string {
-	t := start.Add(d)
-	layout := "15:04:05"
-	if t.Nanosecond() != 0 {
-		layout = "15:04:05.000"
-	}
-	if t.YearDay() != start.YearDay() || t.Year() != start.Year() {
-		layout = "2006-01-02T" + layout
-	}
-	return t.Format(layout)
-}
+func (p *parser) clock(d time.Duration) string { return narrate.Clock(p.tl.Start, d) }

@@ -1,4 +1,4 @@
-package sim_test
+package timeline_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/failsim/failsim/internal/input"
-	"github.com/failsim/failsim/sim"
+	"github.com/failsim/failsim/timeline"
 )
 
 func TestLoadContext(t *testing.T) {
@@ -32,25 +32,25 @@ func TestLoadContext(t *testing.T) {
 		{"missing.timeline", "cluster db1:master\nstatemap nowhere.properties\n", ":2: statemap " + filepath.Join(dir, "nowhere.properties") + ": open " + filepath.Join(dir, "nowhere.properties") + ": no such file or directory"},
 	} {
 		p := write(c.name, c.text)
-		_, _, err := sim.LoadContext(ctx, p, nil, "")
+		_, _, err := timeline.LoadContext(ctx, p, nil, "")
 		if err == nil || err.Error() != p+c.want {
 			t.Errorf("%s: %v\nwant %s%s", c.name, err, p, c.want)
 		}
 	}
 	// --statemap names the device: the statemap's own error.
 	ok := write("ok.timeline", "cluster db1:master\n")
-	if _, _, err := sim.LoadContext(ctx, ok, nil, "/dev/urandom"); !errors.Is(err, input.ErrDevice) {
+	if _, _, err := timeline.LoadContext(ctx, ok, nil, "/dev/urandom"); !errors.Is(err, input.ErrDevice) {
 		t.Errorf("--statemap /dev/urandom: %v, want ErrDevice", err)
 	}
-	if _, _, err := sim.LoadContext(ctx, "/dev/zero", nil, ""); !errors.Is(err, input.ErrDevice) {
+	if _, _, err := timeline.LoadContext(ctx, "/dev/zero", nil, ""); !errors.Is(err, input.ErrDevice) {
 		t.Errorf("timeline /dev/zero: %v, want ErrDevice", err)
 	}
 	// "-" is standard input, named <stdin>.
-	tl, _, err := sim.LoadContext(ctx, "-", strings.NewReader("cluster db1:master\n00:00:10 db1 freeze\n"), "")
-	if err != nil || tl.File != sim.StdinName || len(tl.Events) != 1 {
+	tl, _, err := timeline.LoadContext(ctx, "-", strings.NewReader("cluster db1:master\n00:00:10 db1 freeze\n"), "")
+	if err != nil || tl.File != timeline.StdinName || len(tl.Events) != 1 {
 		t.Errorf("stdin: %+v, %v", tl, err)
 	}
-	_, _, err = sim.LoadContext(ctx, "-", strings.NewReader("cluster db1:master\n00:00:10 db1 melt\n"), "")
+	_, _, err = timeline.LoadContext(ctx, "-", strings.NewReader("cluster db1:master\n00:00:10 db1 melt\n"), "")
 	if err == nil || !strings.HasPrefix(err.Error(), "<stdin>:2: ") {
 		t.Errorf("stdin error: %v, want <stdin>:2: ...", err)
 	}

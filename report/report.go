@@ -1,4 +1,4 @@
-package sim
+package report
 
 import (
 	"fmt"
@@ -6,13 +6,15 @@ import (
 	"time"
 
 	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
 )
 
-// Report observes a replay and explains its outcome: did the cluster fail over, when and why,
-// and if not, why not for every node that was ever not online.
+// Report observes a run and explains its outcome: did the cluster fail over, when and why, and
+// if not, why not for every node that was ever not online.
 type Report struct {
-	tl        *Timeline
+	tl        *timeline.Timeline
 	m         *statemap.Map
 	names     []string
 	nodes     []nodeStory      // per node, in cluster order
@@ -23,6 +25,8 @@ type Report struct {
 	buf       []fence.AlarmView
 }
 
+// nodeStory is what the report keeps of one node: the conditions it showed, how far their
+// alarms got, and what reset or fenced it.
 type nodeStory struct {
 	conds      []statemap.Condition
 	seen       [statemap.NumConditions]bool
@@ -49,13 +53,13 @@ type fenceStory struct {
 	ineligible []fence.Ineligible
 }
 
-// NewReport returns a report observer for a replay of tl under m.
-func NewReport(tl *Timeline, m *statemap.Map) *Report {
+// New returns a report observer for a run of tl under m.
+func New(tl *timeline.Timeline, m *statemap.Map) *Report {
 	return &Report{tl: tl, m: m, names: tl.Names(), nodes: make([]nodeStory, len(tl.Nodes)), why: map[int]string{}}
 }
 
-// Instant implements Observer: at ticks and at the end it reads the counts of the alarms still
-// active, so that those the run ends on are reported with the count they reached.
+// Instant implements drive.Observer: at ticks and at the end it reads the counts of the alarms
+// still active, so that those the run ends on are reported with the count they reached.
 func (r *Report) Instant(at time.Duration, e *fence.Engine) {
 	if r.active == 0 || (at != r.tl.End && at%statemap.TickInterval != 0) {
 		return
@@ -77,7 +81,7 @@ func (n *nodeStory) saw(c statemap.Condition) {
 	}
 }
 
-// Event implements Observer.
+// Event implements drive.Observer.
 func (r *Report) Event(ev fence.Event) {
 	switch ev := ev.(type) {
 	case *fence.StateChanged:
@@ -165,7 +169,7 @@ func (r *Report) NoCandidates() []fence.NoCandidate {
 // Verdict returns the verdict's lines: the first says whether the cluster failed over, the rest
 // why, or why not. A master failed with no replica eligible is reported as no failover.
 func (r *Report) Verdict() []string {
-	clock := func(d time.Duration) string { return Clock(r.tl.Start, d) }
+	clock := func(d time.Duration) string { return narrate.Clock(r.tl.Start, d) }
 	var out []string
 	if len(r.fences) > 0 {
 		for i, ev := range r.fences {
@@ -182,7 +186,7 @@ func (r *Report) Verdict() []string {
 				out = append(out, "  because "+w)
 			}
 			if ev.kind == fence.KindNoCandidate {
-				out = append(out, "  not eligible: "+ineligibleText(r.names, ev.ineligible))
+				out = append(out, "  not eligible: "+narrate.Ineligible(r.names, ev.ineligible))
 			}
 		}
 		return out
@@ -212,7 +216,7 @@ func (r *Report) Verdict() []string {
 			case ev.kind == fence.KindExpiryWaiting:
 				out = append(out, fmt.Sprintf("  %s: %s expired at %s with no manager up to fence it", name, ev.cond, clock(ev.at)))
 			case ev.kind == fence.KindNodeFailed && ev.role == fence.Master:
-				out = append(out, fmt.Sprintf("  %s: failed at %s by %s, but %s", name, clock(ev.at), ev.cond, manualDetail))
+				out = append(out, fmt.Sprintf("  %s: failed at %s by %s, but %s", name, clock(ev.at), ev.cond, narrate.ManualNoFailover))
 			case ev.kind == fence.KindNodeFailed:
 				out = append(out, fmt.Sprintf("  %s: failed at %s by %s: a replica is taken out of service, not failed over", name, clock(ev.at), ev.cond))
 			}
@@ -264,7 +268,7 @@ func clockList(start time.Time, ts []time.Duration, most int) string {
 			s = append(s, fmt.Sprintf("and %d more", len(ts)-most))
 			break
 		}
-		s = append(s, Clock(start, t))
+		s = append(s, narrate.Clock(start, t))
 	}
 	return strings.Join(s, ", ")
 }

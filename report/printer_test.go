@@ -1,4 +1,4 @@
-package sim_test
+package report_test
 
 import (
 	"bytes"
@@ -6,9 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
-	"github.com/failsim/failsim/sim"
+	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/statemap"
 )
 
@@ -19,7 +20,7 @@ func TestEveryEventPrinted(t *testing.T) {
 	names := []string{"db1", "db2", "db3"}
 	sc := statemap.SocketIOError
 	evs := []fence.Event{
-		&sim.FaultSet{At: 1 * time.Second, Node: 0, Fault: fault.Fault{Kind: fault.Slow, Delay: 2 * time.Second}},
+		&drive.FaultSet{At: 1 * time.Second, Node: 0, Fault: fault.Fault{Kind: fault.Slow, Delay: 2 * time.Second}},
 		&fence.StateChanged{At: 2 * time.Second, Node: 0, Condition: sc, From: statemap.Online, To: statemap.Stopped},
 		&fence.AlarmRaised{Node: 1, Condition: sc, Threshold: 3, Action: statemap.Fail},
 		&fence.AlarmExpired{Node: 1, Condition: sc, Count: 3, Threshold: 3, Action: statemap.Fail, Coordinator: 2},
@@ -102,9 +103,9 @@ func TestEveryEventPrinted(t *testing.T) {
 {` + z + `"event":"coordinator","coordinator":"","text":"cluster coordinator none: no manager is up"}
 `
 	start := time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)
-	for _, f := range []sim.Format{sim.Text, sim.JSON} {
+	for _, f := range []report.Format{report.Text, report.JSON} {
 		var b bytes.Buffer
-		p := sim.NewPrinter(&b, f, start, names)
+		p := report.NewPrinter(&b, f, start, names)
 		for _, ev := range evs {
 			p.Event(ev)
 		}
@@ -112,7 +113,7 @@ func TestEveryEventPrinted(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := wantText
-		if f == sim.JSON {
+		if f == report.JSON {
 			want = wantJSON
 		}
 		if got := b.String(); got != want {

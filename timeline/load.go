@@ -1,4 +1,4 @@
-package sim
+package timeline
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/failsim/failsim/fileline"
 	"github.com/failsim/failsim/internal/input"
 	"github.com/failsim/failsim/statemap"
 )
@@ -65,7 +66,7 @@ func LoadContext(ctx context.Context, path string, stdin io.Reader, statemapPath
 		if errors.As(err, &refused) {
 			err = refused.Err // the statement names the file already
 		}
-		return nil, nil, &statemap.ParseError{File: tl.File, Line: tl.StatemapLine, Err: fmt.Errorf("statemap %s: %w", tl.Statemap, err)}
+		return nil, nil, &fileline.Error{File: tl.File, Line: tl.StatemapLine, Err: fmt.Errorf("statemap %s: %w", tl.Statemap, err)}
 	}
 	sm, err := statemap.FromBytes(tl.Statemap, data)
 	if err != nil {

@@ -1,4 +1,4 @@
-package sim
+package faultmodel
 
 import (
 	"time"
@@ -8,17 +8,12 @@ import (
 	"github.com/failsim/failsim/statemap"
 )
 
-// Outcome is how a probe started under a fault ends: its condition, and how long after its
-// start it finishes. It is the driver's (drive.Outcome): the fault model is what the replay
-// gives the driver to foresee probes with.
-type Outcome = drive.Outcome
-
 // Predict is the fault model: the outcome of a probe started while the node's database link
 // has fault f, under a checker budget of timeout. A probe that times out takes the whole budget;
 // any other finishes at once, or after the delay of slow.
-func Predict(f fault.Fault, timeout time.Duration) Outcome {
-	at := func(c statemap.Condition) Outcome { return Outcome{Condition: c} }
-	late := func(c statemap.Condition) Outcome { return Outcome{Condition: c, Took: timeout} }
+func Predict(f fault.Fault, timeout time.Duration) drive.Outcome {
+	at := func(c statemap.Condition) drive.Outcome { return drive.Outcome{Condition: c} }
+	late := func(c statemap.Condition) drive.Outcome { return drive.Outcome{Condition: c, Took: timeout} }
 	switch f.Kind {
 	case fault.Heal:
 		return at(statemap.OK)
@@ -32,7 +27,7 @@ func Predict(f fault.Fault, timeout time.Duration) Outcome {
 		return late(statemap.QueryResultsTimeout)
 	case fault.Slow:
 		if f.Delay < timeout {
-			return Outcome{Condition: statemap.OK, Took: f.Delay}
+			return drive.Outcome{Condition: statemap.OK, Took: f.Delay}
 		}
 		return late(statemap.QueryResultsTimeout)
 	case fault.Error:

@@ -1,4 +1,4 @@
-package sim
+package faultmodel
 
 import (
 	"strings"
@@ -19,8 +19,8 @@ func TestFaultTableFollowsTimeout(t *testing.T) {
 		{2 * time.Second, "the query's reply takes 800ms, under the 2s budget", "the query's reply takes 4s, not under the 2s budget: times out"},
 		{30 * time.Second, "the query's reply takes 12s, under the 30s budget", "the query's reply takes 1m0s, not under the 30s budget: times out"},
 	} {
-		var slow []FaultRow
-		for _, r := range FaultTable(statemap.Default(), c.timeout) {
+		var slow []Row
+		for _, r := range Table(statemap.Default(), c.timeout) {
 			if r.Fault.Kind == fault.Slow {
 				slow = append(slow, r)
 			}
@@ -34,7 +34,7 @@ func TestFaultTableFollowsTimeout(t *testing.T) {
 	}
 	// Whatever the budget, a row that says "under" is an ok probe.
 	for _, d := range []time.Duration{1, time.Millisecond, 3 * time.Second, 24 * time.Hour, 1<<63 - 1} {
-		for _, r := range FaultTable(statemap.Default(), d) {
+		for _, r := range Table(statemap.Default(), d) {
 			if r.Fault.Kind == fault.Slow && strings.Contains(r.What, ", under") != (r.Outcome.Condition == statemap.OK) {
 				t.Errorf("timeout %v: %q ends in %s", d, r.What, r.Outcome.Condition)
 			}

@@ -1,34 +1,35 @@
-package sim
+package faultmodel
 
 import (
 	"fmt"
 	"time"
 
+	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/statemap"
 )
 
-// FaultRow is one row of the fault table: a fault, what it is, and what a probe started under
+// Row is one row of the fault table: a fault, what it is, and what a probe started under
 // it ends in and what the statemap does with that.
-type FaultRow struct {
+type Row struct {
 	Fault   fault.Fault
 	What    string         // the fault in words
-	Outcome Outcome        // the probe's outcome under the checker's budget
+	Outcome drive.Outcome  // the probe's outcome under the checker's budget
 	State   statemap.State // the datasource state the probe shows
 	Rule    statemap.Rule  // the statemap's rule for the outcome's condition
 	Effect  string         // what the rule does, in words (statemap.Rule.Explain)
 }
 
-// FaultTable returns the fault table under statemap m and a checker budget of timeout: each
+// Table returns the fault table under statemap m and a checker budget of timeout: each
 // fault kind with a representative argument, and slow twice, once under the budget and once
 // not (2/5 and twice the budget). The words follow the budget: what a row says of it is what
 // Predict does with it.
-func FaultTable(m *statemap.Map, timeout time.Duration) []FaultRow {
+func Table(m *statemap.Map, timeout time.Duration) []Row {
 	under, over := max(timeout*2/5, time.Nanosecond), timeout*2
 	if over < timeout {
 		over = timeout // twice the budget overflows: the budget itself is not under it either
 	}
-	rows := []FaultRow{
+	rows := []Row{
 		{Fault: fault.Fault{Kind: fault.Heal}, What: "no fault"},
 		{Fault: fault.Fault{Kind: fault.Refuse}, What: "port closed: hard death"},
 		{Fault: fault.Fault{Kind: fault.Reset}, What: "RST on every connection"},

@@ -1,0 +1,37 @@
+package expect
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/narrate"
+)
+
+// noFailover holds when no failover happens: no replica is promoted. A master failed with no
+// replica eligible is no failover.
+type noFailover struct {
+	start time.Time
+	names []string
+	first *fence.Failover // the first failover; nil for none
+}
+
+// Event implements drive.Observer.
+func (x *noFailover) Event(ev fence.Event) {
+	if fo, ok := ev.(*fence.Failover); ok && x.first == nil {
+		c := *fo
+		x.first = &c
+	}
+}
+
+// Instant implements drive.Observer.
+func (x *noFailover) Instant(time.Duration, *fence.Engine) {}
+
+// Verdict implements Expectation.
+func (x *noFailover) Verdict() (bool, string) {
+	if x.first == nil {
+		return true, ""
+	}
+	ev := x.first
+	return false, fmt.Sprintf("%s failed over to %s at %s (%s)", x.names[ev.Node], x.names[ev.To], narrate.Clock(x.start, ev.At), ev.Condition)
+}

@@ -1,0 +1,47 @@
+package faultmodel
+
+import (
+	"testing"
+	"time"
+
+	"github.com/failsim/failsim/drive"
+	"github.com/failsim/failsim/fault"
+	"github.com/failsim/failsim/statemap"
+)
+
+// Every fault's outcome and death, under a budget of 5 s, to exact values.
+func TestPredict(t *testing.T) {
+	const budget = 5 * time.Second
+	for _, c := range []struct {
+		f    fault.Fault
+		want drive.Outcome
+		dead bool
+	}{
+		{fault.Fault{}, drive.Outcome{Condition: statemap.OK}, false},
+		{fault.Fault{Kind: fault.Refuse}, drive.Outcome{Condition: statemap.SocketIOError}, true},
+		{fault.Fault{Kind: fault.Reset}, drive.Outcome{Condition: statemap.SocketIOError}, true},
+		{fault.Fault{Kind: fault.Close}, drive.Outcome{Condition: statemap.SocketIOError}, true},
+		{fault.Fault{Kind: fault.Freeze}, drive.Outcome{Condition: statemap.LoginResponseTimeout, Took: budget}, true},
+		{fault.Fault{Kind: fault.Blackhole}, drive.Outcome{Condition: statemap.SocketConnectTimeout, Took: budget}, true},
+		{fault.Fault{Kind: fault.Stall}, drive.Outcome{Condition: statemap.QueryResultsTimeout, Took: budget}, false},
+		{fault.Fault{Kind: fault.Slow, Delay: 4999 * time.Millisecond}, drive.Outcome{Condition: statemap.OK, Took: 4999 * time.Millisecond}, false},
+		{fault.Fault{Kind: fault.Slow, Delay: budget}, drive.Outcome{Condition: statemap.QueryResultsTimeout, Took: budget}, false},
+		{fault.Fault{Kind: fault.Error, Code: 1040}, drive.Outcome{Condition: statemap.TooManyConnections}, false},
+		{fault.Fault{Kind: fault.Error, Code: 1045}, drive.Outcome{Condition: statemap.WrongCredentials}, false},
+		{fault.Fault{Kind: fault.Error, Code: 1205}, drive.Outcome{Condition: statemap.MySQLError}, false},
+		{fault.Fault{Kind: fault.Unreachable}, drive.Outcome{Condition: statemap.NoRouteToHost}, true},
+		{fault.Fault{Kind: fault.HostDown}, drive.Outcome{Condition: statemap.HostIsDown}, true},
+		{fault.Fault{Kind: fault.Probe, Condition: "query_exec_timeout"}, drive.Outcome{Condition: statemap.QueryExecTimeout, Took: budget}, false},
+		{fault.Fault{Kind: fault.Probe, Condition: "login_response_timeout"}, drive.Outcome{Condition: statemap.LoginResponseTimeout, Took: budget}, true},
+		{fault.Fault{Kind: fault.Probe, Condition: "socket_io_error"}, drive.Outcome{Condition: statemap.SocketIOError}, true},
+		{fault.Fault{Kind: fault.Probe, Condition: "mysql_error"}, drive.Outcome{Condition: statemap.MySQLError}, false},
+		{fault.Fault{Kind: fault.Probe, Condition: "no_such_condition"}, drive.Outcome{Condition: statemap.UntrappedCondition}, false},
+	} {
+		if got := Predict(c.f, budget); got != c.want {
+			t.Errorf("Predict(%s) = %+v, want %+v", c.f, got, c.want)
+		}
+		if got := DatabaseDead(c.f); got != c.dead {
+			t.Errorf("DatabaseDead(%s) = %v, want %v", c.f, got, c.dead)
+		}
+	}
+}

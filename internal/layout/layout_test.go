@@ -1,0 +1,142 @@
+package layout
+
+import (
+	"bufio"
+	"bytes"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/failsim/failsim/"
+
+// rank places each package of the module in a layer: a package may import only packages of a
+// lower rank, so the two adapters (sim and monitor), of one rank, may not import each other.
+var rank = map[string]int{
+	// The vocabulary: names, file errors, bounded input.
+	"conf": 0, "fileline": 0, "internal/input": 0, "fault": 0, "internal/layout": 0,
+	"statemap": 1,
+	// The decision core: pure, and never aware of how it is driven.
+	"fence": 2, "group": 2, "repl": 2,
+	"cluster": 3,
+	// The one scheduler.
+	"drive": 4,
+	// What a run is judged and told by, in the order they build on each other.
+	"faultmodel": 5, "narrate": 5,
+	"property": 6,
+	"timeline": 7,
+	"expect":   8,
+	"report":   9,
+	// The wire: the fault-injecting proxy, and the servers of the live tests.
+	"proxy": 10, "internal/embedded": 10, "internal/fakemysql": 10, "internal/mariadb": 10,
+	// The two adapters around the one scheduler: the simulator, in virtual time, and the live
+	// runtime, on real probes through the proxy.
+	"sim": 11, "monitor": 11,
+	// Property testing, on the simulator.
+	"check": 12,
+	// The commands.
+	"cmd/failsim": 13,
+}
+
+// pure are the packages of the decision core and the scheduler: no I/O, no clock, no
+// goroutines of their own. Neither they nor a package of the module they depend on may import
+// one of effects. (A library they use may: the statemap's properties parser can fetch a URL, which
+// failsim never asks of it.)
+var (
+	pure    = []string{"fence", "group", "repl", "cluster", "drive"}
+	effects = []string{"net", "net/http", "os/exec", "database/sql", "github.com/go-sql-driver/mysql", "github.com/benbjohnson/clock",
+		"github.com/rs/zerolog", "github.com/prometheus/client_golang/prometheus"}
+)
+
+// pkg is one package of the module: its path below the module, what it imports directly and
+// every package it depends on.
+type pkg struct {
+	path    string
+	imports []string
+	deps    []string
+}
+
+// list runs go list over the module.
+func list(t *testing.T) []pkg {
+	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command to list the packages with")
+	}
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}|{{join .Imports " "}}|{{join .Deps " "}}`, module+"...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []pkg
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		f := strings.Split(sc.Text(), "|")
+		pkgs = append(pkgs, pkg{path: strings.TrimPrefix(f[0], module), imports: strings.Fields(f[1]), deps: strings.Fields(f[2])})
+	}
+	if len(pkgs) < 10 {
+		t.Fatalf("go list found %d packages: %s", len(pkgs), out)
+	}
+	return pkgs
+}
+
+// TestImportsGoDown: every package of the module imports only packages of a lower rank.
+func TestImportsGoDown(t *testing.T) {
+	for _, p := range list(t) {
+		r, ok := rank[p.path]
+		if !ok {
+			t.Errorf("package %s has no rank: place it in layout_test.go's table, in the layer it belongs to", p.path)
+			continue
+		}
+		for _, imp := range p.imports {
+			dep, ok := strings.CutPrefix(imp, module)
+			if !ok {
+				continue
+			}
+			if dr, known := rank[dep]; known && dr >= r {
+				t.Errorf("%s (rank %d) imports %s (rank %d): imports go down the layers only", p.path, r, dep, dr)
+			}
+		}
+	}
+}
+
+// TestNamedDirections pins, with go list -deps, the directions the layers exist for.
+func TestNamedDirections(t *testing.T) {
+	pkgs := list(t)
+	deps, imports := map[string][]string{}, map[string][]string{}
+	for _, p := range pkgs {
+		deps[p.path], imports[p.path] = p.deps, p.imports
+	}
+	never := func(from string, on ...string) {
+		d, ok := deps[from]
+		if !ok {
+			return // not written yet (group, repl)
+		}
+		for _, x := range on {
+			if slices.Contains(d, x) || slices.Contains(d, module+x) {
+				t.Errorf("%s depends on %s", from, x)
+			}
+		}
+	}
+	adapters := []string{"sim", "monitor", "proxy", "check", "cmd/failsim", "internal/embedded"}
+	for _, p := range []string{"fence", "group", "repl", "cluster", "drive", "timeline", "property", "expect", "report", "narrate", "faultmodel"} {
+		never(p, adapters...)
+	}
+	for _, p := range pure {
+		for _, d := range append([]string{module + p}, deps[p]...) {
+			own, ok := strings.CutPrefix(d, module)
+			if !ok {
+				continue
+			}
+			for _, imp := range imports[own] {
+				if slices.Contains(effects, imp) {
+					t.Errorf("%s, which the pure %s depends on, imports %s", own, p, imp)
+				}
+			}
+		}
+	}
+	never("monitor", "sim", "check")
+	never("sim", "monitor", "proxy", "check")
+	never("check", "monitor", "proxy")
+	never("proxy", "fence", "drive", "sim", "monitor")
+}

@@ -1,0 +1,90 @@
+package narrate
+
+import (
+	"time"
+
+	"github.com/failsim/failsim/drive"
+	"github.com/failsim/failsim/fence"
+)
+
+// EventJSON is the stable JSON form of an event: one object per line of failsim replay's and
+// failsim watch's --format json. Text is Describe's line; the other fields are set as the
+// event has them.
+type EventJSON struct {
+	T         float64 `json:"t"`    // seconds since the start
+	Time      string  `json:"time"` // clock time
+	Event     string  `json:"event"`
+	Node      string  `json:"node,omitempty"`
+	Condition string  `json:"condition,omitempty"`
+	From      string  `json:"from,omitempty"`
+	To        string  `json:"to,omitempty"`
+	Count     *int    `json:"count,omitempty"`
+	Threshold *int    `json:"threshold,omitempty"`
+	Action    string  `json:"action,omitempty"`
+	Role      string  `json:"role,omitempty"`
+	Master    string  `json:"master,omitempty"`
+	Coord     *string `json:"coordinator,omitempty"`
+	Policy    string  `json:"policy,omitempty"`
+	Detail    string  `json:"detail,omitempty"`
+	Text      string  `json:"text"`
+}
+
+// JSON returns event ev as its JSON object, in a run that started at start.
+func JSON(start time.Time, names []string, ev fence.Event) EventJSON {
+	at := ev.When()
+	j := EventJSON{T: at.Seconds(), Time: Clock(start, at), Text: Describe(names, ev)}
+	if d, ok := ev.(fence.Decision); ok {
+		j.Event = d.Kind().String()
+	}
+	ints := func(a, b int) (*int, *int) { return &a, &b }
+	switch ev := ev.(type) {
+	case *fence.StateChanged:
+		j.Node, j.Condition, j.From, j.To = names[ev.Node], ev.Condition.String(), ev.From.String(), ev.To.String()
+	case *fence.AlarmRaised:
+		thr := ev.Threshold
+		j.Node, j.Condition, j.Threshold, j.Action = names[ev.Node], ev.Condition.String(), &thr, ev.Action.String()
+	case *fence.AlarmExpired:
+		j.Node, j.Condition, j.Action = names[ev.Node], ev.Condition.String(), ev.Action.String()
+		j.Count, j.Threshold = ints(ev.Count, ev.Threshold)
+	case *fence.ExpiryWaiting:
+		j.Node, j.Condition, j.Action = names[ev.Node], ev.Condition.String(), ev.Action.String()
+		j.Count, j.Threshold = ints(ev.Count, ev.Threshold)
+	case *fence.AlarmHealed:
+		j.Node, j.Condition = names[ev.Node], ev.Condition.String()
+		j.Count, j.Threshold = ints(ev.Count, ev.Threshold)
+	case *fence.AlarmCleared:
+		j.Node, j.Condition, j.Detail = names[ev.Node], ev.Condition.String(), ev.By.String()
+		j.Count, j.Threshold = ints(ev.Count, ev.Threshold)
+	case *fence.Logged:
+		j.Node, j.Condition = names[ev.Node], ev.Condition.String()
+	case *fence.AlertNotImplemented:
+		j.Node, j.Condition, j.Detail = names[ev.Node], ev.Condition.String(), alertDetail
+	case *fence.AlreadyFailed:
+		j.Node, j.Condition = names[ev.Node], ev.Condition.String()
+	case *fence.NodeFailed:
+		j.Node, j.Condition, j.Role, j.Detail = names[ev.Node], ev.Condition.String(), ev.Role.String(), nodeFailedDetail(ev)
+	case *fence.Failover:
+		j.Node, j.Condition, j.Master = names[ev.Node], ev.Condition.String(), names[ev.To]
+	case *fence.NoCandidate:
+		j.Node, j.Condition, j.Detail = names[ev.Node], ev.Condition.String(), Ineligible(names, ev.Ineligible)
+	case *fence.NodeRecovered:
+		j.Node, j.Role, j.Detail = names[ev.Node], ev.Role.String(), ev.By.String()
+	case *fence.RecoverIgnored:
+		j.Node, j.Detail = names[ev.Node], recoverIgnoredDetail
+	case *fence.PolicyChanged:
+		j.Policy = ev.Policy.String()
+	case *fence.ManagerDown:
+		j.Node = names[ev.Node]
+	case *fence.ManagerUp:
+		j.Node = names[ev.Node]
+	case *fence.CoordinatorChanged:
+		c := ""
+		if ev.Coordinator >= 0 {
+			c = names[ev.Coordinator]
+		}
+		j.Coord = &c
+	case *drive.FaultSet:
+		j.Event, j.Node, j.Detail = "fault", names[ev.Node], ev.Fault.String()
+	}
+	return j
+}

@@ -1,0 +1,38 @@
+package property
+
+import (
+	"time"
+
+	"github.com/failsim/failsim/fence"
+)
+
+// selfHeal judges self-heal-resets: at the end of each instant while the engine holds an
+// alarm, no node whose last probe was ok may hold one.
+type selfHeal struct {
+	judge
+	names []string
+	buf   []fence.AlarmView
+}
+
+// Event implements Property: it looks at the alarms once one is raised.
+func (p *selfHeal) Event(ev fence.Event) bool {
+	_, raised := ev.(*fence.AlarmRaised)
+	return raised
+}
+
+// Look implements Property: it looks again while the engine holds an alarm.
+func (p *selfHeal) Look(at time.Duration, e *fence.Engine) bool {
+	held := false
+	for i := range e.Len() {
+		if e.AlarmCount(i) == 0 {
+			continue
+		}
+		held = true
+		if e.LastOK(i) {
+			p.buf = e.Alarms(p.buf[:0], i)
+			a := p.buf[0]
+			p.fail(at, "%s's last probe was ok, but its %s alarm is still at %d of %d", p.names[i], a.Condition, a.Count, a.Threshold)
+		}
+	}
+	return held
+}

@@ -1,0 +1,60 @@
+package property
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/failsim/failsim/fence"
+)
+
+// Set judges several properties over one run as one drive.Observer: what failsim check hangs on
+// each trace, and what a timeline's "expect property" line is judged by. It tells each property
+// every event, and asks it to look at the engine at the end of an instant only when it asked
+// to. Its zero value judges none.
+type Set struct {
+	props []Property
+	look  []bool // per property: it looks at the end of this instant
+}
+
+// NewSet returns the properties specs, fresh, for one run of tr. A property may be named once.
+func NewSet(tr Trace, specs ...Spec) (*Set, error) {
+	s := &Set{props: make([]Property, 0, len(specs)), look: make([]bool, len(specs))}
+	for i, sp := range specs {
+		if slices.ContainsFunc(specs[:i], func(o Spec) bool { return o.Name == sp.Name }) {
+			return nil, fmt.Errorf("property %s is named twice", sp.Name)
+		}
+		p, err := New(sp, tr)
+		if err != nil {
+			return nil, err
+		}
+		s.props = append(s.props, p)
+		s.look[i] = true // every property looks at the engine as the run starts
+	}
+	return s, nil
+}
+
+// Event implements drive.Observer.
+func (s *Set) Event(ev fence.Event) {
+	for i, p := range s.props {
+		if p.Event(ev) {
+			s.look[i] = true
+		}
+	}
+}
+
+// Instant implements drive.Observer.
+func (s *Set) Instant(at time.Duration, e *fence.Engine) {
+	for i, p := range s.props {
+		if s.look[i] {
+			s.look[i] = p.Look(at, e)
+		}
+	}
+}
+
+// Violated reports whether the i-th property of the set, in the order of the specs, is
+// violated, and its first violation (Property.Verdict).
+func (s *Set) Violated(i int) (bool, string) {
+	held, why := s.props[i].Verdict()
+	return !held, why
+}

@@ -1,0 +1,72 @@
+package property
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Spec names one property and its argument, as "expect property detects-death-within 90s"
+// and failsim check's --property detects-death-within=90s state it. Make one with NewSpec or
+// ParseSpec, which check it.
+type Spec struct {
+	Name string
+	Arg  string // "" for none; detects-death-within's duration as written
+}
+
+// NewSpec checks that property name exists and takes args, and returns its spec:
+// detects-death-within takes at most one positive duration, the others nothing.
+func NewSpec(name string, args []string) (Spec, error) {
+	if !slices.Contains(names[:], name) {
+		return Spec{}, fmt.Errorf("unknown property %q: want one of %s", name, strings.Join(names[:], ", "))
+	}
+	switch {
+	case name == DetectsDeathWithin && len(args) == 1:
+		if d, err := time.ParseDuration(args[0]); err != nil || d <= 0 {
+			return Spec{}, fmt.Errorf("%s: %q is not a positive duration such as 90s or 2m", name, args[0])
+		}
+		return Spec{Name: name, Arg: args[0]}, nil
+	case name == DetectsDeathWithin && len(args) > 1:
+		return Spec{}, fmt.Errorf("%s takes at most one duration, got %q", name, strings.Join(args, " "))
+	case name != DetectsDeathWithin && len(args) > 0:
+		return Spec{}, fmt.Errorf("%s takes no argument, got %q", name, strings.Join(args, " "))
+	}
+	return Spec{Name: name}, nil
+}
+
+// ParseSpec reads NAME or NAME=ARG, as failsim check's --property takes it, and checks it as
+// NewSpec does. An empty ARG is none.
+func ParseSpec(s string) (Spec, error) {
+	name, arg, _ := strings.Cut(s, "=")
+	var args []string
+	if arg != "" {
+		args = []string{arg}
+	}
+	return NewSpec(name, args)
+}
+
+// String is the property as an expect line states it: "detects-death-within 90s".
+func (s Spec) String() string { return strings.Join(append([]string{s.Name}, s.args()...), " ") }
+
+// Within returns detects-death-within's fixed duration, 0 for the statemap's own promise (no
+// argument) or another property.
+func (s Spec) Within() time.Duration {
+	if s.Name != DetectsDeathWithin {
+		return 0
+	}
+	return s.within()
+}
+
+func (s Spec) args() []string {
+	if s.Arg == "" {
+		return nil
+	}
+	return []string{s.Arg}
+}
+
+// within is the spec's duration, 0 for none; the spec has been checked.
+func (s Spec) within() time.Duration {
+	d, _ := time.ParseDuration(s.Arg)
+	return d
+}

@@ -1,0 +1,42 @@
+package property_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/failsim/failsim/property"
+)
+
+func TestParseSpec(t *testing.T) {
+	for in, want := range map[string]string{
+		"single-master":            "",
+		"single-master=":           "",
+		"detects-death-within":     "",
+		"detects-death-within=90s": "",
+		"detects-death-within=x":   `detects-death-within: "x" is not a positive duration such as 90s or 2m`,
+		"detects-death-within=0s":  `detects-death-within: "0s" is not a positive duration such as 90s or 2m`,
+		"nope":                     `unknown property "nope": want one of no-false-failover, detects-death-within, single-master, no-fence-in-maintenance, only-coordinator-fences, self-heal-resets`,
+		"self-heal-resets=1":       `self-heal-resets takes no argument, got "1"`,
+	} {
+		s, err := property.ParseSpec(in)
+		if (err == nil) != (want == "") || (err != nil && err.Error() != want) {
+			t.Errorf("ParseSpec(%q) = %v, want %q", in, err, want)
+		}
+		if err == nil && s.String() != strings.TrimSuffix(strings.Replace(in, "=", " ", 1), " ") {
+			t.Errorf("ParseSpec(%q).String() = %q", in, s)
+		}
+	}
+	if _, err := property.NewSpec(property.DetectsDeathWithin, []string{"1m", "2m"}); err == nil || err.Error() != `detects-death-within takes at most one duration, got "1m 2m"` {
+		t.Errorf("two durations: %v", err)
+	}
+	s, _ := property.ParseSpec("detects-death-within=90s")
+	if s.Within() != 90e9 {
+		t.Errorf("Within() = %v", s.Within())
+	}
+	if _, err := property.NewSet(property.Trace{}, property.Spec{Name: property.SingleMaster}, property.Spec{Name: property.SingleMaster}); err == nil || err.Error() != "property single-master is named twice" {
+		t.Errorf("a property named twice: %v", err)
+	}
+	if _, err := property.New(property.Spec{Name: "split-brain"}, property.Trace{}); err == nil || !strings.HasPrefix(err.Error(), `unknown property "split-brain"`) {
+		t.Errorf("an unchecked spec: %v", err)
+	}
+}

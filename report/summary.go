@@ -1,0 +1,79 @@
+package report
+
+import (
+	"fmt"
+
+	"github.com/failsim/failsim/expect"
+	"github.com/failsim/failsim/narrate"
+)
+
+// failoverJSON is a failover, or a master failed with no replica eligible (no To), in the JSON
+// summary.
+type failoverJSON struct {
+	T         float64 `json:"t"`
+	Time      string  `json:"time"`
+	From      string  `json:"from"`
+	To        string  `json:"to,omitempty"`
+	Condition string  `json:"condition"`
+}
+
+// summaryJSON is the last object of a JSON event log.
+type summaryJSON struct {
+	Summary struct {
+		File         string          `json:"file"`
+		Failover     bool            `json:"failover"`
+		Failovers    []failoverJSON  `json:"failovers"`
+		NoCandidate  []failoverJSON  `json:"no_candidate,omitempty"`
+		Verdict      []string        `json:"verdict"`
+		Expectations []expect.Result `json:"expectations"`
+		Held         int             `json:"held"`
+		Failed       int             `json:"failed"`
+	} `json:"summary"`
+}
+
+// Summary writes, after the events, report r's verdict and the expectations' results (those of
+// timeline file), and flushes: in text, a "verdict:" paragraph and an "expectations:" one when
+// there are any; in JSON, one {"summary": ...} object.
+func (p *Printer) Summary(file string, r *Report, results []expect.Result) error {
+	held := 0
+	for _, x := range results {
+		if x.Held {
+			held++
+		}
+	}
+	if p.format == JSON {
+		var s summaryJSON
+		s.Summary.File = file
+		s.Summary.Failover = r.FailedOver()
+		s.Summary.Failovers = []failoverJSON{}
+		for _, ev := range r.Failovers() {
+			s.Summary.Failovers = append(s.Summary.Failovers, failoverJSON{T: ev.At.Seconds(), Time: narrate.Clock(p.start, ev.At), From: p.names[ev.Node], To: p.names[ev.To], Condition: ev.Condition.String()})
+		}
+		for _, ev := range r.NoCandidates() {
+			s.Summary.NoCandidate = append(s.Summary.NoCandidate, failoverJSON{T: ev.At.Seconds(), Time: narrate.Clock(p.start, ev.At), From: p.names[ev.Node], Condition: ev.Condition.String()})
+		}
+		s.Summary.Verdict = r.Verdict()
+		s.Summary.Expectations = results
+		s.Summary.Held, s.Summary.Failed = held, len(results)-held
+		p.json(s)
+	} else if p.err == nil {
+		fmt.Fprintf(p.w, "\nverdict: ")
+		for _, l := range r.Verdict() {
+			fmt.Fprintln(p.w, l)
+		}
+		if len(results) > 0 {
+			fmt.Fprintf(p.w, "\nexpectations: %d held, %d failed\n", held, len(results)-held)
+			for _, x := range results {
+				if x.Held {
+					fmt.Fprintf(p.w, "  held    %s:%d: %s\n", file, x.Line, x.Text)
+				} else {
+					fmt.Fprintf(p.w, "  FAILED  %s:%d: %s: %s\n", file, x.Line, x.Text, x.Why)
+				}
+			}
+		}
+	}
+	if p.err != nil {
+		return p.err
+	}
+	return p.w.Flush()
+}

@@ -1,0 +1,132 @@
+package timeline
+
+import (
+	"strings"
+
+	"github.com/failsim/failsim/property"
+	"github.com/failsim/failsim/statemap"
+)
+
+// expect parses the words of an expect statement after "expect".
+func (p *parser) expect(w []string) (Expect, error) {
+	x := Expect{Line: p.line, Text: "expect " + strings.Join(w, " "), Node: -1, To: -1}
+	usage := "want \"expect no failover\", \"expect failover [of NODE] [to NODE] [after TIME] [by TIME]\", \"expect no master [after TIME] [by TIME]\", \"expect NODE failed [after TIME] [by TIME]\", \"expect NODE never failed\" or \"expect NODE STATE|ROLE at TIME\""
+	if len(w) == 0 {
+		return Expect{}, p.errf("expect what? %s", usage)
+	}
+	switch {
+	case len(w) == 2 && w[0] == "no" && w[1] == "failover":
+		x.Kind = ExpectNoFailover
+		return x, nil
+	case len(w) >= 2 && w[0] == "no" && w[1] == "master":
+		x.Kind = ExpectNoMaster
+		rest := w[2:]
+		for len(rest) > 0 {
+			if len(rest) < 2 || (rest[0] != "after" && rest[0] != "by") {
+				return Expect{}, p.errf("no master: want \"expect no master [after TIME] [by TIME]\"")
+			}
+			if err := p.bound(&x.Window, rest[0], rest[1]); err != nil {
+				return Expect{}, err
+			}
+			rest = rest[2:]
+		}
+		return x, nil
+	case w[0] == "property":
+		return p.property(x, w[1:])
+	case w[0] == "failover":
+		x.Kind = ExpectFailover
+		rest := w[1:]
+		for len(rest) > 0 {
+			if len(rest) < 2 {
+				return Expect{}, p.errf("failover: %q needs a value; %s", rest[0], usage)
+			}
+			switch rest[0] {
+			case "of", "to":
+				i, ok := p.nodes[rest[1]]
+				if !ok {
+					return Expect{}, p.errf("unknown node %q: the cluster has %s", rest[1], p.nodeList())
+				}
+				if rest[0] == "of" {
+					x.Node = i
+				} else {
+					x.To = i
+				}
+			case "after", "by":
+				if err := p.bound(&x.Window, rest[0], rest[1]); err != nil {
+					return Expect{}, err
+				}
+			default:
+				return Expect{}, p.errf("failover: unknown word %q: want of, to, after or by", rest[0])
+			}
+			rest = rest[2:]
+		}
+		return x, nil
+	}
+	i, ok := p.nodes[w[0]]
+	if !ok {
+		return Expect{}, p.errf("expect %q: not a node of the cluster (%s); %s", w[0], p.nodeList(), usage)
+	}
+	name := w[0]
+	switch {
+	case len(w) == 3 && w[1] == "never" && w[2] == "failed":
+		x.Kind, x.Node = ExpectNeverFailed, i
+		return x, nil
+	case len(w) >= 2 && w[1] == "failed" && (len(w) == 2 || w[2] != "at"):
+		x.Kind, x.Node = ExpectFailed, i
+		rest := w[2:]
+		for len(rest) > 0 {
+			if len(rest) < 2 || (rest[0] != "after" && rest[0] != "by") {
+				return Expect{}, p.errf("failed: want \"expect %s failed [after TIME] [by TIME]\"", name)
+			}
+			if err := p.bound(&x.Window, rest[0], rest[1]); err != nil {
+				return Expect{}, err
+			}
+			rest = rest[2:]
+		}
+		return x, nil
+	case len(w) == 4 && w[2] == "at":
+		at, err := p.parseTime(w[3])
+		if err != nil {
+			return Expect{}, err
+		}
+		x.Kind, x.Node, x.At, x.Want = ExpectAt, i, at, w[1]
+		if _, ok := statemap.ParseState(w[1]); !ok && w[1] != "master" && w[1] != "replica" && w[1] != "failed" {
+			return Expect{}, p.errf("%q is neither a state (online stopped timeout suspect unknown) nor a role (master replica failed)", w[1])
+		}
+		return x, nil
+	}
+	return Expect{}, p.errf("expect %s: %s", strings.Join(w, " "), usage)
+}
+
+// bound sets the window's bound word ("after" or "by") to the time val.
+func (p *parser) bound(w *Window, word, val string) error {
+	t, err := p.parseTime(val)
+	if err != nil {
+		return err
+	}
+	if word == "after" {
+		w.After, w.HasAfter = t, true
+	} else {
+		w.By, w.HasBy = t, true
+	}
+	if w.HasAfter && w.HasBy && w.By < w.After {
+		return p.errf("\"by\" %s is before \"after\"", val)
+	}
+	return nil
+}
+
+// property parses "expect property NAME [ARG...]", or NAME=ARG as failsim check spells it.
+func (p *parser) property(x Expect, args []string) (Expect, error) {
+	if len(args) == 0 {
+		return Expect{}, p.errf("expect property: which? want one of %s", strings.Join(property.Names(), ", "))
+	}
+	if name, arg, ok := strings.Cut(args[0], "="); ok {
+		args = append([]string{name, arg}, args[1:]...)
+	}
+	s, err := property.NewSpec(args[0], args[1:])
+	if err != nil {
+		return Expect{}, p.errf("%w", err)
+	}
+	x.Kind, x.Property = ExpectProperty, s
+	return x, nil
+}

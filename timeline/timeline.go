@@ -1,0 +1,77 @@
+package timeline
+
+import (
+	"time"
+
+	"github.com/failsim/failsim/drive"
+	"github.com/failsim/failsim/fence"
+)
+
+// Default checker settings: the manager's mgr_monitor_interval and mon_db_query_timeout.
+const (
+	DefaultInterval = drive.DefaultInterval
+	DefaultTimeout  = 5 * time.Second
+	// DefaultTail is how long a replay runs past the last event when no "cluster end" is given.
+	DefaultTail = 10 * time.Minute
+	// MaxSpan is the longest span of virtual time a timeline may cover, from its start to its
+	// end: 290 Gregorian years. A Go duration holds about 292; the margin keeps every sum the
+	// replay makes (a probe's next start, a tick) inside it. Longer is refused, never clipped.
+	MaxSpan = 290 * year
+	// MaxChecker is the longest checker interval or timeout a timeline may set.
+	MaxChecker = 24 * time.Hour
+
+	year = 31556952 * time.Second // the mean Gregorian year
+)
+
+// The families of generated traces, as failsim check names them and a timeline's "family"
+// statement records them.
+const (
+	FamilyBenign = "benign"
+	FamilyFatal  = "fatal"
+	FamilyMixed  = "mixed"
+)
+
+// Timeline is a parsed incident: the cluster, the checker's settings, the timed events and the
+// expectations. It is data: nothing in it observes a replay, so one Timeline may be replayed
+// any number of times, and at once.
+type Timeline struct {
+	File         string             // the name errors and reports use
+	Nodes        []fence.NodeConfig // in the cluster line's order: the order node indices count in
+	Interval     time.Duration      // between probe starts
+	Timeout      time.Duration      // the probe's budget
+	Statemap     string             // the "statemap" statement's path, resolved against File's folder; "" if none
+	StatemapLine int                // the "statemap" statement's line, for errors about its file
+	Policy       fence.Policy       // the policy at t=0
+	Family       string             // the "family" statement: the check family a generated trace came from; "" for none
+	Start        time.Time          // the clock time of t=0
+	Events       []Event            // in time order (file order among equal times)
+	End          time.Duration      // the replay's last instant: "cluster end", or the last event plus DefaultTail
+	Expects      []Expect           // in file order
+}
+
+// Names returns the names of the timeline's nodes, in cluster order: what a printer or a
+// report names the nodes of the engine's decisions with.
+func (tl *Timeline) Names() []string {
+	out := make([]string, len(tl.Nodes))
+	for i, n := range tl.Nodes {
+		out[i] = n.Name
+	}
+	return out
+}
+
+// EventKind is what a timeline event does: one of the driver's kinds of action.
+type EventKind = drive.Kind
+
+// The timeline's event kinds.
+const (
+	SetFault    = drive.SetFault
+	ManagerDown = drive.ManagerDown
+	ManagerUp   = drive.ManagerUp
+	SetPolicy   = drive.SetPolicy
+	Recover     = drive.Recover
+	End         = drive.End
+)
+
+// Event is one timed statement of a timeline: an action of the driver's script, with the line
+// that states it. A timeline's events are the script its replay plays, as they are.
+type Event = drive.Action
