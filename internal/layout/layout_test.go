@@ -18,25 +18,27 @@ var rank = map[string]int{
 	"conf": 0, "fileline": 0, "internal/input": 0, "fault": 0, "internal/layout": 0,
 	"statemap": 1,
 	// The decision core: pure, and never aware of how it is driven.
-	"fence": 2, "group": 2, "repl": 2,
-	"cluster": 3,
+	// fence decides on the cluster's state; group and repl build on its Cluster, Merge and
+	// candidate rule; cluster composes the three per node.
+	"fence": 2, "group": 3, "repl": 3,
+	"cluster": 4,
 	// The one scheduler.
-	"drive": 4,
+	"drive": 5,
 	// What a run is judged and told by, in the order they build on each other.
-	"faultmodel": 5, "narrate": 5,
-	"property": 6,
-	"timeline": 7,
-	"expect":   8,
-	"report":   9,
+	"faultmodel": 6, "narrate": 6,
+	"property": 7,
+	"timeline": 8,
+	"expect":   9,
+	"report":   10,
 	// The wire: the fault-injecting proxy, and the servers of the live tests.
-	"proxy": 10, "internal/embedded": 10, "internal/fakemysql": 10, "internal/mariadb": 10,
+	"proxy": 11, "internal/embedded": 11, "internal/fakemysql": 11, "internal/mariadb": 11,
 	// The two adapters around the one scheduler: the simulator, in virtual time, and the live
 	// runtime, on real probes through the proxy.
-	"sim": 11, "monitor": 11,
+	"sim": 12, "monitor": 12,
 	// Property testing, on the simulator.
-	"check": 12,
+	"check": 13,
 	// The commands.
-	"cmd/failsim": 13,
+	"cmd/failsim": 14,
 }
 
 // pure are the packages of the decision core and the scheduler: no I/O, no clock, no
