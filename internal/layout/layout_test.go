@@ -42,9 +42,9 @@ var rank = map[string]int{
 	"cmd/failsim": 14,
 }
 
-// pure are the packages of the decision core, the scheduler and the timing arithmetic: no I/O, no clock, no
-// goroutines of their own. Neither they nor a package of the module they depend on may import
-// one of effects. (A library they use may: the statemap's properties parser can fetch a URL, which
+// pure are the packages of the decision core, the scheduler and the timing arithmetic: no I/O,
+// no clock, no goroutines of their own. Neither they nor a package of the module they depend on
+// may import one of effects. (A library they use may: the statemap's properties parser can fetch a URL, which
 // failsim never asks of it.)
 var (
 	pure    = []string{"fence", "group", "repl", "cluster", "drive", "timing"}
