@@ -36,7 +36,7 @@ host_is_down.action=none
 `
 
 // statemaps are the default, the shipped examples and edges, by name.
-func statemaps(t *testing.T) map[string]*statemap.Map {
+func statemaps(t testing.TB) map[string]*statemap.Map {
 	t.Helper()
 	out := map[string]*statemap.Map{"default": statemap.Default()}
 	for _, name := range []string{"aggressive", "tolerant"} {
@@ -234,4 +234,44 @@ func checkRow(t *testing.T, m *statemap.Map, interval, timeout time.Duration, ro
 			t.Errorf("%s: largest replayed %s, want %s: the computed latest %s less a second per phase (%d replays)", x.name, x.max, want, x.span.Latest, runs)
 		}
 	}
+}
+
+// FuzzTimingMatchesReplay replays one fault row at any phase, to the millisecond, under any
+// checker settings up to 30 s: the replayed times are within the computed spans, and what the
+// spans say never happens does not.
+func FuzzTimingMatchesReplay(f *testing.F) {
+	maps := statemaps(f)
+	names := []string{"default", "aggressive", "tolerant", "edges"}
+	f.Add(uint16(3000), uint16(5000), uint32(0), uint32(30000), uint8(4), uint8(0), false)
+	f.Add(uint16(2500), uint16(10000), uint32(1234), uint32(7), uint8(6), uint8(1), true)
+	f.Add(uint16(1), uint16(29999), uint32(999), uint32(599999), uint8(1), uint8(2), false)
+	f.Add(uint16(9999), uint16(1), uint32(5), uint32(10000), uint8(9), uint8(3), true)
+	f.Fuzz(func(t *testing.T, intervalMs, timeoutMs uint16, phaseMs, offsetMs uint32, rowIdx, mapIdx uint8, replica bool) {
+		ms := time.Millisecond
+		interval := time.Duration(intervalMs%30000+1) * ms
+		timeout := time.Duration(timeoutMs%30000+1) * ms
+		m := maps[names[int(mapIdx)%len(names)]]
+		rows := timing.Table(m, interval, timeout)
+		row := rows[int(rowIdx)%len(rows)]
+		phase := time.Duration(phaseMs) * ms % interval
+		start := phase + ms + time.Duration(offsetMs%600000)*ms // after the node's first ok probe
+		node := 0
+		if replica {
+			node = 1
+		}
+		horizon := timeout + interval + time.Duration(max(row.Rule.Threshold, 0)+2)*statemap.TickInterval + time.Minute
+		got := replayOnce(m, interval, timeout, row, node, phase, start, start+horizon)
+		for _, c := range []struct {
+			name string
+			span timing.Span
+			at   time.Duration
+		}{{"state change", row.StateChange, got.state}, {"alarm", row.Alarm, got.alarm}, {"fence", row.Fence, got.fenc}} {
+			switch {
+			case c.span.Never() && c.at >= 0:
+				t.Errorf("%s every %s within %s, probes at %s, fault at %s: %s after %s, want never", row.Fault, interval, timeout, phase, start, c.name, c.at)
+			case !c.span.Never() && !c.span.Contains(c.at):
+				t.Errorf("%s every %s within %s, probes at %s, fault at %s: %s after %s, want in [%s, %s)", row.Fault, interval, timeout, phase, start, c.name, c.at, c.span.Earliest, c.span.Latest)
+			}
+		}
+	})
 }
