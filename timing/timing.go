@@ -32,7 +32,9 @@ type Row struct {
 }
 
 // Table returns the fault table under statemap m with a probe every interval within a budget of
-// timeout (faultmodel.Table), and each fault's timing. interval must be > 0.
+// timeout (faultmodel.Table), and each fault's timing. interval must be > 0; with interval and
+// timeout at most a day each (a timeline's limit) every time fits a Duration, whatever the
+// statemap's thresholds.
 func Table(m *statemap.Map, interval, timeout time.Duration) []Row {
 	rows := faultmodel.Table(m, timeout)
 	out := make([]Row, len(rows))

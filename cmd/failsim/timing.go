@@ -24,7 +24,7 @@ func (m *Main) timingCmd() *cobra.Command {
 	var o timingFlags
 	c := &cobra.Command{
 		Use:   "timing",
-		Short: "print how long after each fault starts the node's state changes, its alarm is raised and it is fenced",
+		Short: "print how long after each fault starts its node shows it, raises its alarm and is fenced",
 		Long: `Print, for each fault of the fault table, the earliest and the latest time from the fault's
 start on a healthy node's database link to the node's state change, to its alarm, and to its fence
 (a replica failed, a master failed over, under the automatic policy), over every phase of the
