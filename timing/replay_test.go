@@ -2,6 +2,7 @@ package timing_test
 
 import (
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -112,6 +113,9 @@ func (f *firsts) Instant(time.Duration, *fence.Engine) {}
 
 var _ drive.Observer = (*firsts)(nil)
 
+// replays counts the replays TestTimingMatchesReplays ran.
+var replays atomic.Int64
+
 func lcm(a, b time.Duration) time.Duration {
 	x, y := a, b
 	for y != 0 {
@@ -152,7 +156,9 @@ func replayOnce(m *statemap.Map, interval, timeout time.Duration, row timing.Row
 // tick's).
 func TestTimingMatchesReplays(t *testing.T) {
 	maps := statemaps(t)
-	cases := settings // about 50,000 replays, under a second: no shorter run for -short
+	replays.Store(0)
+	defer func() { t.Logf("%d replays", replays.Load()) }()
+	cases := settings // 55,200 replays in about a second: no shorter run for -short
 	for _, name := range []string{"default", "aggressive", "tolerant", "edges"} {
 		m := maps[name]
 		for si, set := range cases {
@@ -195,6 +201,7 @@ func checkRow(t *testing.T, m *statemap.Map, interval, timeout time.Duration, ro
 	}
 	horizon := timeout + interval + time.Duration(max(row.Rule.Threshold, 0)+2)*statemap.TickInterval + time.Minute
 	runs := 0
+	defer func() { replays.Add(int64(runs)) }()
 	for phase := time.Duration(0); phase < interval; phase += time.Second {
 		for s := time.Duration(0); s < period; s += time.Second {
 			start := base + s
