@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"syscall"
 	"testing"
 )
 
@@ -90,6 +91,27 @@ func TestTimingExitCodes(t *testing.T) {
 		m := &Main{Stdin: bytes.NewReader(nil), Stdout: &out, Stderr: &errOut}
 		if got := m.Exit(context.Background(), c.args); got != c.want {
 			t.Errorf("failsim %q: exit %d, want %d\nstderr: %s", c.args, got, c.want, errOut.String())
+		}
+	}
+}
+
+// A signal before timing or statemap diff has read its inputs stops it with the signal's exit
+// code and says so.
+func TestTimingInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(signalled{syscall.SIGINT})
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"timing", "--statemap", "../../conf/examples/aggressive.properties"}, "failsim: error: timing interrupted by SIGINT: the output above is incomplete\n"},
+		{[]string{"statemap", "diff", "../../conf/examples/aggressive.properties", ""}, "failsim: error: statemap diff interrupted by SIGINT: the output above is incomplete\n"},
+		{[]string{"statemap", "diff", "", "", "../../testdata/incidents/ebs-stall.timeline"}, "failsim: error: statemap diff interrupted by SIGINT: the output above is incomplete\n"},
+	} {
+		var out, errOut bytes.Buffer
+		m := &Main{Stdin: bytes.NewReader(nil), Stdout: &out, Stderr: &errOut}
+		if code := m.Exit(ctx, c.args); code != 130 || errOut.String() != c.want {
+			t.Errorf("failsim %q: exit %d, stderr %q; want 130, %q", c.args, code, errOut.String(), c.want)
 		}
 	}
 }
