@@ -9,6 +9,7 @@
 //	sim · monitor                               the simulation and live adapters
 //	proxy · internal/embedded, ...              the wire
 //	report > expect > timeline > property       what a run is judged and told by
+//	timing                                      the fault model's timing, in closed form
 //	faultmodel · narrate                        the fault model · a run's words
 //	drive                                       the one scheduler
 //	fence · group · repl                        the decision core, pure

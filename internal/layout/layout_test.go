@@ -26,7 +26,8 @@ var rank = map[string]int{
 	"drive": 5,
 	// What a run is judged and told by, in the order they build on each other.
 	"faultmodel": 6, "narrate": 6,
-	"property": 7,
+	// The fault model's timing, in closed form; property testing's properties.
+	"timing": 7, "property": 7,
 	"timeline": 8,
 	"expect":   9,
 	"report":   10,
@@ -41,12 +42,12 @@ var rank = map[string]int{
 	"cmd/failsim": 14,
 }
 
-// pure are the packages of the decision core and the scheduler: no I/O, no clock, no
-// goroutines of their own. Neither they nor a package of the module they depend on may import
-// one of effects. (A library they use may: the statemap's properties parser can fetch a URL, which
+// pure are the packages of the decision core, the scheduler and the timing arithmetic: no I/O,
+// no clock, no goroutines of their own. Neither they nor a package of the module they depend on
+// may import one of effects. (A library they use may: the statemap's properties parser can fetch a URL, which
 // failsim never asks of it.)
 var (
-	pure    = []string{"fence", "group", "repl", "cluster", "drive"}
+	pure    = []string{"fence", "group", "repl", "cluster", "drive", "timing"}
 	effects = []string{"net", "net/http", "os/exec", "database/sql", "github.com/go-sql-driver/mysql", "github.com/benbjohnson/clock",
 		"github.com/rs/zerolog", "github.com/prometheus/client_golang/prometheus"}
 )
@@ -121,7 +122,7 @@ func TestNamedDirections(t *testing.T) {
 		}
 	}
 	adapters := []string{"sim", "monitor", "proxy", "check", "cmd/failsim", "internal/embedded"}
-	for _, p := range []string{"fence", "group", "repl", "cluster", "drive", "timeline", "property", "expect", "report", "narrate", "faultmodel"} {
+	for _, p := range []string{"fence", "group", "repl", "cluster", "drive", "timeline", "property", "expect", "report", "narrate", "faultmodel", "timing"} {
 		never(p, adapters...)
 	}
 	for _, p := range pure {
