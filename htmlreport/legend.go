@@ -16,7 +16,9 @@ func (c *chart) legend() {
 		x += 22 + len(words)*6 + 14
 	}
 	swatch := func(cls string) func(x, y int) {
-		return func(x, y int) { fmt.Fprintf(&c.b, `<rect x="%d" y="%d" width="18" height="11" class="%s"/>`, x, y, cls) }
+		return func(x, y int) {
+			fmt.Fprintf(&c.b, `<rect x="%d" y="%d" width="18" height="11" class="%s"/>`, x, y, cls)
+		}
 	}
 	line := func(cls string) func(x, y int) {
 		return func(x, y int) { fmt.Fprintf(&c.b, `<path d="M%d %dV%d" class="%s"/>`, x+9, y-2, y+13, cls) }
