@@ -96,12 +96,12 @@ var l=document.createElementNS(NS,"line");l.setAttribute("x1",x);l.setAttribute(
 var t=document.createElementNS(NS,"text");t.setAttribute("x",x);t.setAttribute("y",py-7);t.setAttribute("text-anchor","middle");t.setAttribute("class","tl");t.textContent=label(s,step);g.appendChild(t)}
 var ls=svg.querySelectorAll("text[data-t]");
 for(var j=0;j<ls.length;j++){var tt=+ls[j].dataset.t;ls[j].setAttribute("x",xOf(tt)+3);ls[j].style.display=(tt<a||tt>b)?"none":""}}
-function at(e){var r=plot.getBoundingClientRect();return a+(e.clientX-r.left)/r.width*(b-a)}
-svg.addEventListener("wheel",function(e){var r=plot.getBoundingClientRect();if(e.clientX<r.left||e.clientX>r.right)return;e.preventDefault();
+function at(e){return a+(e.clientX-svg.getBoundingClientRect().left-px)/pw*(b-a)}
+svg.addEventListener("wheel",function(e){var l=svg.getBoundingClientRect().left+px;if(e.clientX<l||e.clientX>l+pw)return;e.preventDefault();
 var t=at(e),f=e.deltaY<0?0.8:1.25,na=t-(t-a)*f,nb=t+(b-t)*f;if(nb-na<1)return;a=Math.max(0,na);b=Math.min(span,nb);draw()},{passive:false});
 var drag=null;svg.addEventListener("mousedown",function(e){drag={x:e.clientX,a:a,b:b}});
 window.addEventListener("mouseup",function(){drag=null});
-window.addEventListener("mousemove",function(e){if(!drag)return;var r=plot.getBoundingClientRect(),d=(e.clientX-drag.x)/r.width*(drag.b-drag.a);
+window.addEventListener("mousemove",function(e){if(!drag)return;var d=(e.clientX-drag.x)/pw*(drag.b-drag.a);
 var na=drag.a-d,nb=drag.b-d;if(na<0){nb-=na;na=0}if(nb>span){na-=nb-span;nb=span}a=Math.max(0,na);b=nb;draw()});
 svg.addEventListener("dblclick",function(){a=0;b=span;draw()});
 })();`

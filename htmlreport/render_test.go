@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/failsim/failsim/expect"
+	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/htmlreport"
 	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/sim"
@@ -13,8 +14,15 @@ import (
 	"github.com/failsim/failsim/timeline"
 )
 
+// rendered is a replay drawn: the page, and what the verdict says.
+type rendered struct {
+	HTML      []byte
+	Verdict   []string
+	Failovers []fence.Failover
+}
+
 // render replays tl under m as failsim report does and returns the page and the chart alone.
-func render(t testing.TB, tl *timeline.Timeline, m *statemap.Map) (page, chart []byte) {
+func render(t testing.TB, tl *timeline.Timeline, m *statemap.Map) (rendered, []byte) {
 	t.Helper()
 	var log, summary bytes.Buffer
 	printer := report.NewPrinter(&log, report.Text, tl.Start, tl.Names())
@@ -37,7 +45,7 @@ func render(t testing.TB, tl *timeline.Timeline, m *statemap.Map) (page, chart [
 	if err := rec.WriteSVG(&c); err != nil {
 		t.Fatal(err)
 	}
-	return p.Bytes(), c.Bytes()
+	return rendered{HTML: p.Bytes(), Verdict: verdict.Verdict(), Failovers: verdict.Failovers()}, c.Bytes()
 }
 
 // load reads a shipped timeline and its statemap.
