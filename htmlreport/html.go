@@ -47,12 +47,12 @@ func (r *Recorder) WriteHTML(w io.Writer, t Text) error {
 <body>
 <h1>%s</h1>
 <p class="hint">Hover any band or mark for its exact time and cause. Wheel: zoom around the pointer; drag: pan; double-click: the whole run.</p>
-<div id="wrap">
+<div id="picture"><div id="wrap">
 `, html.EscapeString(title), pageCSS, html.EscapeString(title))
 	if err := newChart(r).write(bw, false); err != nil {
 		return err
 	}
-	fmt.Fprintf(bw, "</div>\n<h2>Verdict</h2>\n<pre id=\"verdict\">%s</pre>\n", html.EscapeString(strings.TrimSpace(t.Summary)))
+	fmt.Fprintf(bw, "</div>\n<h2>Verdict</h2>\n<pre id=\"verdict\">%s</pre></div>\n", html.EscapeString(strings.TrimSpace(t.Summary)))
 	fmt.Fprintf(bw, "<p class=\"note\">%s</p>\n", html.EscapeString(notModelled))
 	if t.Log != "" {
 		lines := strings.SplitAfter(strings.TrimRight(t.Log, "\n"), "\n")
@@ -69,7 +69,7 @@ func (r *Recorder) WriteHTML(w io.Writer, t Text) error {
 }
 
 const pageCSS = `body{font-family:sans-serif;margin:16px;color:#222}h1{font-size:18px;margin:0 0 4px}h2{font-size:15px;margin:16px 0 4px}` +
-	`.hint,.note{color:#666;font-size:12px;margin:2px 0 8px}#wrap{overflow-x:auto}#chart{user-select:none;cursor:crosshair}` +
+	`.hint,.note{color:#666;font-size:12px;margin:2px 0 8px}#wrap{overflow-x:auto}#picture{width:1500px;background:#fff}#chart{user-select:none;cursor:crosshair}` +
 	`pre{background:#f6f6f6;padding:8px;font-size:12px;overflow-x:auto}`
 
 // zoomJS zooms and pans the plot: it changes the plot's viewBox (its unit is the second) and

@@ -49,7 +49,7 @@ func (c *chart) legend() {
 		item(swatch(s.cls), s.w)
 	}
 	head("master, coordinator:")
-	item(swatch("n0"), "coloured by node (hover for the name)")
+	item(swatch("n0"), "coloured by node")
 	item(swatch("nm"), "none")
 	next()
 	head("alarms:")
@@ -81,7 +81,7 @@ var chartCSS = strings.Join([]string{
 	palette(),
 	`path{fill:none;vector-effect:non-scaling-stroke}.al{stroke-width:1.6}.th{stroke:#333;stroke-dasharray:3 2}`,
 	`.fo{stroke:#000;stroke-width:2}.nc{stroke:#d62728;stroke-width:2;stroke-dasharray:5 3}.nf{stroke:#d62728;stroke-width:2}.rc{stroke:#2ca02c;stroke-width:2}`,
-	`.dl{font-size:11px;font-weight:bold}`,
+	`.dl{font-size:11px;font-weight:bold}.cl{fill:#fff;font-size:10px;pointer-events:none}`,
 }, "")
 
 func palette() string {

@@ -34,7 +34,7 @@ const (
 	managerH    = 5
 	alarmH      = 34
 	laneGap     = 14
-	legendH     = 96
+	legendH     = 112
 )
 
 // The rows of a lane, as offsets from its top.
@@ -148,6 +148,7 @@ func (c *chart) write(w io.Writer, standalone bool) error {
 	c.marks()
 	c.b.WriteString("</svg>\n")
 	c.decisionLabels()
+	c.clusterLabels()
 	c.legend()
 	c.b.WriteString("</svg>\n")
 	_, err := w.Write(c.b.Bytes())
@@ -403,6 +404,26 @@ func (c *chart) decisionLabels() {
 		}
 		fmt.Fprintf(&c.b, `<text x="%.1f" y="%d" class="dl" data-t="%s">%s<title>%s</title></text>`+"\n", c.x(m.At)+3, plotY+decisionY+11, sec(m.At), html.EscapeString(word), html.EscapeString(m.Title))
 	}
+}
+
+// clusterLabels writes the name of the master and of the coordinator on their rows' bands wide
+// enough for it; the labels move with the zoom (data-t).
+func (c *chart) clusterLabels() {
+	r := c.r
+	row := func(cs []change[int], y int, none string) {
+		for k, ch := range cs {
+			word := none
+			if ch.V >= 0 {
+				word = r.names[ch.V]
+			}
+			if c.x(until(c, cs, k))-c.x(ch.At) < float64(len(word))*6+8 {
+				continue
+			}
+			fmt.Fprintf(&c.b, `<text x="%.1f" y="%d" class="cl" data-t="%s">%s</text>`+"\n", c.x(ch.At)+3, plotY+y+clusterRowH-3, sec(ch.At), html.EscapeString(word))
+		}
+	}
+	row(r.master, masterY, "no master")
+	row(r.coord, coordY, "none")
 }
 
 // faultClass groups the faults by how they look to the checker: the colour of their band.
