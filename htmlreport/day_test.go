@@ -63,3 +63,20 @@ func TestDayStaysReadable(t *testing.T) {
 		t.Errorf("the chart of a day has %d rects: fewer than its faults", by["rect"])
 	}
 }
+
+// BenchmarkReportDay replays the day of 2,000 faults with everything failsim report observes
+// (the event log, the verdict, the expectations and the picture's recorder) and draws the page
+// and the chart alone:
+//
+//	GOMAXPROCS=1 go test ./htmlreport -run XXX -bench ReportDay -benchtime 20x -count 3
+func BenchmarkReportDay(b *testing.B) {
+	tl := day(b)
+	m := statemap.Default()
+	b.ReportAllocs()
+	var size int
+	for b.Loop() {
+		page, _ := render(b, tl, m)
+		size = len(page.HTML)
+	}
+	b.ReportMetric(float64(size), "page-bytes")
+}

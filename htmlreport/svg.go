@@ -336,17 +336,7 @@ func (c *chart) alarm(name string, a *alarmTrack, y int) {
 		fmt.Fprintf(&c.b, `<path d="M%s %dV%d" class="al %s"><title>%s</title></path>`+"\n", sec(a.raised), y+alarmH, y+2, cls, html.EscapeString(title))
 		return
 	}
-	// The ticks that count: every multiple of the tick interval from the raise (a probe counts
-	// before the tick of its instant) up to the end (a tick at the end counts if the alarm
-	// expired there, not if a probe healed it).
-	first := (a.raised + statemap.TickInterval - 1) / statemap.TickInterval * statemap.TickInterval
-	if first == 0 {
-		first = statemap.TickInterval
-	}
-	lastTick := end / statemap.TickInterval * statemap.TickInterval
-	if lastTick == end && !a.expired && a.ended != fence.Never {
-		lastTick -= statemap.TickInterval
-	}
+	first, lastTick, steps := alarmTicks(a.raised, end, a.endsOnTick())
 	top := y + 2
 	h := alarmH - 2
 	level := func(n int64) string {
@@ -354,20 +344,43 @@ func (c *chart) alarm(name string, a *alarmTrack, y int) {
 	}
 	var d bytes.Buffer
 	fmt.Fprintf(&d, "M%s %d", sec(a.raised), y+alarmH)
-	if steps := int64(0); lastTick >= first {
-		steps = int64((lastTick-first)/statemap.TickInterval) + 1
-		if steps <= 64 {
-			for k := int64(0); k < steps; k++ {
-				t := first + time.Duration(k)*statemap.TickInterval
-				fmt.Fprintf(&d, "H%sV%s", sec(t), level(k+1))
-			}
-		} else {
-			fmt.Fprintf(&d, "L%s %s", sec(lastTick), level(steps))
+	if steps > 0 && steps <= 64 {
+		for k := int64(0); k < steps; k++ {
+			t := first + time.Duration(k)*statemap.TickInterval
+			fmt.Fprintf(&d, "H%sV%s", sec(t), level(k+1))
 		}
+	} else if steps > 0 {
+		fmt.Fprintf(&d, "L%s %s", sec(lastTick), level(steps))
 	}
 	fmt.Fprintf(&d, "H%s", sec(end))
 	fmt.Fprintf(&c.b, `<path d="%s" class="al %s"><title>%s</title></path>`+"\n", d.String(), cls, html.EscapeString(title))
 	fmt.Fprintf(&c.b, `<path d="M%s %dH%s" class="th"/>`+"\n", sec(a.raised), top, sec(max(end, a.raised+c.minW())))
+}
+
+// endsOnTick reports whether the alarm's end is a tick that counts: it expired at a tick, or
+// is still active at the end of the run. An alarm that waited for a coordinator expires when a
+// manager comes up, before that instant's tick; a probe heals or clears one before it too.
+func (a *alarmTrack) endsOnTick() bool {
+	return a.ended == fence.Never || (a.expired && a.waiting == fence.Never)
+}
+
+// alarmTicks returns the timekeeper's ticks that count for an alarm raised at raised and ended
+// at end: the first and the last, and how many. They are the multiples of the tick interval
+// from the raise (a probe counts before the tick of its instant; t=0 is no tick) up to the
+// end, the end's own tick included when atEnd (alarmTrack.endsOnTick).
+func alarmTicks(raised, end time.Duration, atEnd bool) (first, last time.Duration, n int64) {
+	first = (raised + statemap.TickInterval - 1) / statemap.TickInterval * statemap.TickInterval
+	if first == 0 {
+		first = statemap.TickInterval
+	}
+	last = end / statemap.TickInterval * statemap.TickInterval
+	if last == end && !atEnd {
+		last -= statemap.TickInterval
+	}
+	if last < first {
+		return first, last, 0
+	}
+	return first, last, int64((last-first)/statemap.TickInterval) + 1
 }
 
 // marks writes the fencing decisions: a failover as a line across the whole plot, a node
