@@ -90,7 +90,7 @@ func (m *Main) runReplay(ctx context.Context, c *cobra.Command, o *replayFlags, 
 		return usageErr(err, "")
 	}
 	if o.live {
-		err := m.runReplayLive(ctx, path, tl, sm, withPassword(o.mysql, passwordEnv), o.speed, f, log)
+		err := m.runReplayLive(ctx, path, tl, sm, withPassword(o.mysql, passwordEnv), o.speed, f, log, o.report)
 		if err != nil && ctx.Err() != nil {
 			return interrupted(ctx, "live replay")
 		}

@@ -110,6 +110,7 @@ type reportRun struct {
 	expects *expect.Set
 	log     bytes.Buffer
 	printer *report.Printer
+	extra   string // more of the summary: a live run's decisions beside the simulated ones
 }
 
 func newReportRun(tl *timeline.Timeline, sm *statemap.Map) *reportRun {
@@ -134,6 +135,9 @@ func (r *reportRun) write(w io.Writer, format string) error {
 	var summary bytes.Buffer
 	if err := report.NewPrinter(&summary, report.Text, r.tl.Start, r.tl.Names()).Summary(r.tl.File, r.verdict, r.expects.Results()); err != nil {
 		return err
+	}
+	if r.extra != "" {
+		summary.WriteString("\n" + r.extra + "\n")
 	}
 	return r.rec.WriteHTML(w, htmlreport.Text{Summary: summary.String(), Log: r.log.String()})
 }
