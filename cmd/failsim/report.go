@@ -167,6 +167,9 @@ func (m *Main) writeReport(path, format string, run *reportRun) error {
 // writeAtomic writes a file through fill: to a temporary file beside it, renamed over path once
 // whole, so that an error leaves no half-written file.
 func writeAtomic(path string, fill func(io.Writer) error) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("report %s: is a directory", path)
+	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return fmt.Errorf("report %s: %w", path, unwrapPath(err))
@@ -196,8 +199,11 @@ func writeAtomic(path string, fill func(io.Writer) error) error {
 // unwrapPath drops the temporary file's name from an error about it: it means nothing to the
 // user.
 func unwrapPath(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
+	switch e := err.(type) {
+	case *os.PathError:
+		return e.Err
+	case *os.LinkError:
+		return e.Err
 	}
 	return err
 }
@@ -209,7 +215,7 @@ func (m *Main) checkReports(ctx context.Context, res *check.Result, seed uint64,
 		path := filepath.Join(out, check.FileName(v, seed))
 		tl, sm, err := timeline.LoadContext(ctx, path, nil, "")
 		if err != nil {
-			return fmt.Errorf("report of %s: %w", path, err)
+			return err // the file's own error names it
 		}
 		run := newReportRun(tl, sm)
 		if _, err := sim.ReplayContext(ctx, tl, sm, run.observers()...); err != nil {
