@@ -140,10 +140,11 @@ type facts struct {
 		Y     float64 `json:"y"`
 		Title string  `json:"title"`
 	} `json:"marks"`
-	Ticks    []string `json:"ticks"`
-	Verdict  string   `json:"verdict"`
-	Titles   int      `json:"titles"`
-	Elements int      `json:"elements"`
+	Ticks    []string     `json:"ticks"`
+	Labels   [][2]float64 `json:"labels"`
+	Verdict  string       `json:"verdict"`
+	Titles   int          `json:"titles"`
+	Elements int          `json:"elements"`
 }
 
 const factsJS = `(() => {
@@ -154,6 +155,7 @@ return JSON.stringify({
   left: s.left + +svg.dataset.plotx, width: +svg.dataset.plotw, span: +svg.dataset.span, viewBox: plot.getAttribute("viewBox"),
   marks: [...plot.querySelectorAll(".fo")].map(p => { const b = p.getBoundingClientRect(); return {t: +p.dataset.t, x: b.left + b.width / 2, y: b.top + 30, title: p.querySelector("title").textContent}; }),
   ticks: [...document.querySelectorAll("#ticks text")].map(e => e.textContent),
+  labels: [...document.querySelectorAll("text.dl")].filter(e => e.getAttribute("display") != "none").map(e => { const b = e.getBoundingClientRect(); return [b.left, b.right]; }),
   verdict: document.getElementById("verdict").textContent,
   titles: plot.querySelectorAll("title").length,
   elements: svg.querySelectorAll("*").length + 1,
@@ -171,6 +173,16 @@ func readFacts(t *testing.T, tctx context.Context) facts {
 		t.Fatal(err)
 	}
 	return f
+}
+
+// apart fails the test when two failover labels shown overlap.
+func apart(t *testing.T, f facts) {
+	t.Helper()
+	for k := 1; k < len(f.Labels); k++ {
+		if f.Labels[k][0] < f.Labels[k-1][1] {
+			t.Errorf("failover labels overlap: %v then %v", f.Labels[k-1], f.Labels[k])
+		}
+	}
 }
 
 // clean fails the test for any error the page reported and any request beyond the page itself.
@@ -228,6 +240,7 @@ func TestInBrowser(t *testing.T) {
 			tctx, pl, url := open(t, bctx, page.HTML)
 			f := readFacts(t, tctx)
 			clean(t, pl, url)
+			apart(t, f)
 			if !slices.Equal(f.Lanes, tl.Names()) {
 				t.Errorf("lanes %q, want one per node in cluster order %q", f.Lanes, tl.Names())
 			}
@@ -324,6 +337,26 @@ func TestDayInBrowser(t *testing.T) {
 	tctx, pl, url := open(t, bctx, page.HTML)
 	f := readFacts(t, tctx)
 	clean(t, pl, url)
+	apart(t, f)
+	if len(f.Labels) == 0 {
+		t.Fatal("no failover label shown on the day")
+	}
+	// Zoomed in on the first failovers, and back out by the script: still none overlaps.
+	wheel := fmt.Sprintf(`(() => { const svg = document.getElementById("chart");
+for (let i = 0; i < 16; i++) svg.dispatchEvent(new WheelEvent("wheel", {clientX: %f, clientY: 200, deltaY: -100, bubbles: true, cancelable: true}));
+return true; })()`, math.Round(f.Labels[0][0]))
+	if _, err := chromedp.Run(tctx, chromedp.Evaluate[bool](wheel)); err != nil {
+		t.Fatal(err)
+	}
+	zoomed := readFacts(t, tctx)
+	apart(t, zoomed)
+	if len(zoomed.Labels) <= len(f.Labels) {
+		t.Errorf("%d failover labels shown zoomed in, %d on the whole day: zooming in shows no more", len(zoomed.Labels), len(f.Labels))
+	}
+	if _, err := chromedp.Run(tctx, chromedp.Evaluate[bool](`document.getElementById("chart").dispatchEvent(new MouseEvent("dblclick", {bubbles: true})), true`)); err != nil {
+		t.Fatal(err)
+	}
+	apart(t, readFacts(t, tctx))
 	n, _ := elements(t, chart)
 	if f.Elements != n || len(f.Lanes) != 5 {
 		t.Errorf("the browser sees %d chart elements and %d lanes, want %d and 5", f.Elements, len(f.Lanes), n)

@@ -94,8 +94,10 @@ for(var i=0;i<steps.length;i++){if(Math.floor(w/steps[i])<=Math.floor(pw/100)){s
 for(var s=Math.ceil((a+base)/step)*step;s-base<=b;s+=step){var x=xOf(s-base);
 var l=document.createElementNS(NS,"line");l.setAttribute("x1",x);l.setAttribute("x2",x);l.setAttribute("y1",py);l.setAttribute("y2",py+ph);l.setAttribute("class","gl");g.appendChild(l);
 var t=document.createElementNS(NS,"text");t.setAttribute("x",x);t.setAttribute("y",py-7);t.setAttribute("text-anchor","middle");t.setAttribute("class","tl");t.textContent=label(s,step);g.appendChild(t)}
-var ls=svg.querySelectorAll("text[data-t]");
-for(var j=0;j<ls.length;j++){var tt=+ls[j].dataset.t;ls[j].setAttribute("x",xOf(tt)+3);ls[j].style.display=(tt<a||tt>b)?"none":""}}
+var ls=svg.querySelectorAll("text[data-t]"),free=-1e9;
+for(var j=0;j<ls.length;j++){var e=ls[j],tt=+e.dataset.t,x=xOf(tt)+3,out=tt<a||tt>b;e.setAttribute("x",x);
+if(e.getAttribute("class")=="dl"){out=out||x<free;if(!out)free=x+e.firstChild.nodeValue.length*6.5+6}
+e.setAttribute("display",out?"none":"inline")}}
 function at(e){return a+(e.clientX-svg.getBoundingClientRect().left-px)/pw*(b-a)}
 svg.addEventListener("wheel",function(e){var l=svg.getBoundingClientRect().left+px;if(e.clientX<l||e.clientX>l+pw)return;e.preventDefault();
 var t=at(e),f=e.deltaY<0?0.8:1.25,na=t-(t-a)*f,nb=t+(b-t)*f;if(nb-na<1)return;a=Math.max(0,na);b=Math.min(span,nb);draw()},{passive:false});

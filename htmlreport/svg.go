@@ -403,8 +403,10 @@ func (c *chart) marks() {
 	}
 }
 
-// decisionLabels writes a word above each failover: the labels move with the zoom (data-t).
+// decisionLabels writes a word above each failover: the labels move with the zoom (data-t). A
+// label that would overlap the one before it is hidden until a zoom makes room for it.
 func (c *chart) decisionLabels() {
+	free := 0.0 // the first x after the last label shown
 	for _, m := range c.r.marks {
 		var word string
 		switch m.Kind {
@@ -415,9 +417,19 @@ func (c *chart) decisionLabels() {
 		default:
 			continue
 		}
-		fmt.Fprintf(&c.b, `<text x="%.1f" y="%d" class="dl" data-t="%s">%s<title>%s</title></text>`+"\n", c.x(m.At)+3, plotY+decisionY+11, sec(m.At), html.EscapeString(word), html.EscapeString(m.Title))
+		x := c.x(m.At) + 3
+		hide := ""
+		if x < free {
+			hide = ` display="none"`
+		} else {
+			free = x + labelWidth(word) + 6
+		}
+		fmt.Fprintf(&c.b, `<text x="%.1f" y="%d" class="dl" data-t="%s"%s>%s<title>%s</title></text>`+"\n", x, plotY+decisionY+11, sec(m.At), hide, html.EscapeString(word), html.EscapeString(m.Title))
 	}
 }
+
+// labelWidth is about how wide a decision label is drawn, in pixels.
+func labelWidth(word string) float64 { return float64(len(word)) * 6.5 }
 
 // clusterLabels writes the name of the master and of the coordinator on their rows' bands wide
 // enough for it; the labels move with the zoom (data-t).
