@@ -83,14 +83,14 @@ func (m *Main) runReport(ctx context.Context, o *reportFlags, path string) error
 	tl, sm, err := timeline.LoadContext(ctx, path, m.Stdin, o.statemap)
 	if err != nil {
 		if ctx.Err() != nil {
-			return interrupted(ctx, "report")
+			return reportInterrupted(ctx)
 		}
 		return usageErr(err, "")
 	}
 	log.Debug().Str("timeline", tl.File).Str("out", out).Msg("replaying for the report")
 	run := newReportRun(tl, sm)
 	if _, err := sim.ReplayContext(ctx, tl, sm, run.observers()...); err != nil {
-		return interrupted(ctx, "report")
+		return reportInterrupted(ctx)
 	}
 	if err := m.writeReport(out, o.format, run); err != nil {
 		return err
@@ -99,6 +99,16 @@ func (m *Main) runReport(ctx context.Context, o *reportFlags, path string) error
 		fmt.Fprintf(m.Stdout, "wrote %s\n", out)
 	}
 	return run.judged()
+}
+
+// reportInterrupted is the error of a report that ctx stopped before it was written: nothing is
+// written. The exit code is interrupted's.
+func reportInterrupted(ctx context.Context) error {
+	err := interrupted(ctx, "report")
+	if ee, ok := err.(*exitError); ok && ee.code > 128 {
+		ee.err = fmt.Errorf("report %v: no report written", context.Cause(ctx))
+	}
+	return err
 }
 
 // reportRun watches a replay for its report: the picture's recorder, the verdict, the
