@@ -114,7 +114,8 @@ func (r *Recorder) Counted(at time.Duration, node int, c statemap.Condition) {
 		r.counted = make([][]probeRun, len(r.nodes))
 	}
 	runs := r.counted[node]
-	if k := len(runs) - 1; k >= 0 && runs[k].cond == c {
+	gap := 2 * max(r.tl.Interval, r.tl.Timeout) // more between two counts: the manager was down
+	if k := len(runs) - 1; k >= 0 && runs[k].cond == c && at-runs[k].last() <= gap {
 		// A live run's probes are not evenly spaced: a run is its first and last count.
 		runs[k].n++
 		runs[k].step = (at - runs[k].first) / time.Duration(runs[k].n-1)

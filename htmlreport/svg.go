@@ -291,13 +291,16 @@ func (c *chart) probeRow(i, top int, runs []probeRun) {
 		}
 		k = j
 		b := min(last.next(), c.span)
-		each := "at once"
+		each := ", each at once"
 		if first.took > 0 {
-			each = "after " + first.took.String()
+			each = ", each after " + first.took.String()
 		}
-		title := fmt.Sprintf("%s probes %s %s: %d × %s, each %s", name, c.clock(first.first), "to "+c.clock(last.last()+last.took), n, first.cond, each)
+		if c.r.counted != nil {
+			each = " (live: the outcomes as they counted)"
+		}
+		title := fmt.Sprintf("%s probes %s to %s: %d × %s%s", name, c.clock(first.first), c.clock(last.last()+last.took), n, first.cond, each)
 		if n == 1 {
-			title = fmt.Sprintf("%s probe at %s: %s, %s", name, c.clock(first.first), first.cond, each)
+			title = fmt.Sprintf("%s probe at %s: %s%s", name, c.clock(first.first), first.cond, each)
 		}
 		c.band(first.first, b, top+probeY, probeH, fmt.Sprintf("s%d", c.probeState(first.cond)), title)
 	}
