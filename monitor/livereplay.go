@@ -34,6 +34,9 @@ type LiveConfig struct {
 	Query     string
 	Log       zerolog.Logger
 	Observers []drive.Observer // told the live events, in the timeline's virtual time
+	// OnProbe, when not nil, is told each live probe's outcome at the instant it counts, in the
+	// timeline's virtual time (a live report draws them).
+	OnProbe func(at time.Duration, node int, c statemap.Condition)
 }
 
 // WireOnly checks that every fault of tl can be made real by a proxy; the error names the
@@ -94,8 +97,12 @@ func LiveReplay(ctx context.Context, cfg LiveConfig) ([]Decision, error) {
 	}
 	rec := &Recorder{Names: tl.Names()}
 	obs := append([]drive.Observer{rec}, cfg.Observers...)
+	var onProbe func(time.Duration, int, Result)
+	if cfg.OnProbe != nil {
+		onProbe = func(at time.Duration, i int, r Result) { cfg.OnProbe(at, i, r.Condition) }
+	}
 	rt, err := New(Config{Nodes: nodes, Map: cfg.Map, Policy: tl.Policy, Interval: tl.Interval, Speed: speed,
-		Log: cfg.Log, Observers: obs}, TimelineScript(tl, inject))
+		Log: cfg.Log, Observers: obs, OnProbe: onProbe}, TimelineScript(tl, inject))
 	if err != nil {
 		return nil, err
 	}

@@ -3,40 +3,21 @@ package sim_test
 import (
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/failsim/failsim/narrate"
+	"github.com/failsim/failsim/internal/daytimeline"
 	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
 	"github.com/failsim/failsim/timeline"
 )
 
-// benchTimeline writes a 24-hour timeline of 5 nodes with n fault events, from a seed.
-func benchTimeline(n int, seed uint64) string {
-	r := rand.New(rand.NewPCG(seed, 0))
-	faults := []string{"heal", "heal", "heal", "refuse", "reset", "close", "freeze", "blackhole", "stall", "slow 2s", "slow 8s", "error 1040", "error 1045", "unreachable", "hostdown"}
-	var b strings.Builder
-	b.WriteString("cluster db1:master db2:replica db3:replica db4:replica db5:replica\n")
-	step := 24 * time.Hour / time.Duration(n)
-	for i := range n {
-		at := time.Duration(i)*step + time.Duration(r.Int64N(int64(step)))
-		fmt.Fprintf(&b, "%s db%d %s\n", narrate.Clock(time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC), at.Truncate(time.Second)), 1+r.IntN(5), faults[r.IntN(len(faults))])
-		if i%200 == 199 {
-			fmt.Fprintf(&b, "%s db%d recover\n", narrate.Clock(time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC), at.Truncate(time.Second)), 1+r.IntN(5))
-		}
-	}
-	b.WriteString("1970-01-02T00:00:00Z cluster end\n")
-	return b.String()
-}
-
 // BenchmarkReplayDay replays a simulated day of 5 nodes with 2,000 fault events: the engine
 // with the verdict's report alone, and with the text event log written to io.Discard.
 func BenchmarkReplayDay(b *testing.B) {
-	tl, err := timeline.Parse("bench.timeline", []byte(benchTimeline(2000, 1)))
+	tl, err := timeline.Parse("bench.timeline", []byte(daytimeline.Text(2000, 1)))
 	if err != nil {
 		b.Fatal(err)
 	}

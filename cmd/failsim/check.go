@@ -54,6 +54,7 @@ type checkFlags struct {
 	length           time.Duration
 	workers          int
 	logLevel         string
+	report           bool
 }
 
 func (m *Main) checkCmd() *cobra.Command {
@@ -82,6 +83,7 @@ held, 1 when one was violated, 2 for bad input.`,
 	f.DurationVar(&o.length, "length", check.DefaultShape().Length, "virtual time each trace spans, a `DURATION`")
 	f.IntVar(&o.workers, "workers", 0, "`N` traces replayed in parallel (default: every core)")
 	logLevelVar(c, &o.logLevel)
+	f.BoolVar(&o.report, "report", false, "write an HTML report beside each counterexample timeline (failsim report)")
 	return c
 }
 
@@ -175,6 +177,11 @@ func (m *Main) runCheck(ctx context.Context, o *checkFlags) error {
 		violated += len(res.Violations)
 		if err := m.report(f, res, o.seed, o.statemap, o.out); err != nil {
 			return err
+		}
+		if o.report {
+			if err := m.checkReports(ctx, res, o.seed, o.out); err != nil {
+				return err
+			}
 		}
 	}
 	if violated > 0 {

@@ -15,6 +15,7 @@ import (
 // replayFlags are failsim replay's flags.
 type replayFlags struct {
 	statemap, format, logLevel string
+	report                     string
 	live                       bool
 	mysql                      string
 	speed                      float64
@@ -53,6 +54,7 @@ FAILSIM_PASSWORD. A password in a DSN on the command line is visible to every lo
 	formatVar(c, &o.format)
 	logLevelVar(c, &o.logLevel)
 	f := c.Flags()
+	f.StringVar(&o.report, "report", "", "also write the run's HTML report to `FILE` (failsim report)")
 	f.BoolVar(&o.live, "live", false, "replay live through one proxy per node in front of --mysql, and compare with the simulator")
 	f.StringVar(&o.mysql, "mysql", "", "with --live: the real server's `DSN`, e.g. 'probe@tcp(127.0.0.1:3306)/', its password from FAILSIM_PASSWORD when it has none; without it, an in-process server on a free loopback port")
 	f.Float64Var(&o.speed, "speed", 10, "with --live: run `N` times faster than the timeline")
@@ -88,13 +90,16 @@ func (m *Main) runReplay(ctx context.Context, c *cobra.Command, o *replayFlags, 
 		return usageErr(err, "")
 	}
 	if o.live {
-		err := m.runReplayLive(ctx, path, tl, sm, withPassword(o.mysql, passwordEnv), o.speed, f, log)
+		err := m.runReplayLive(ctx, path, tl, sm, withPassword(o.mysql, passwordEnv), o.speed, f, log, o.report)
 		if err != nil && ctx.Err() != nil {
 			return interrupted(ctx, "live replay")
 		}
 		return err
 	}
 	log.Debug().Str("timeline", tl.File).Int("events", len(tl.Events)).Msg("replaying")
+	if o.report != "" {
+		return m.runReplayReport(ctx, f, tl, sm, o.report)
+	}
 	results, err := sim.Run(ctx, m.Stdout, f, tl, sm)
 	if err != nil {
 		if ctx.Err() != nil {

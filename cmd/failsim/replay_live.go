@@ -24,7 +24,7 @@ import (
 // port of 127.0.0.1), started here and stopped when the replay ends. It prints the live events
 // as they happen, then the simulated and the live decisions side by side and the verdict:
 // agree (exit 0) or differ (exit 1).
-func (m *Main) runReplayLive(ctx context.Context, path string, tl *timeline.Timeline, sm *statemap.Map, dsn string, speed float64, f report.Format, log zerolog.Logger) error {
+func (m *Main) runReplayLive(ctx context.Context, path string, tl *timeline.Timeline, sm *statemap.Map, dsn string, speed float64, f report.Format, log zerolog.Logger, reportPath string) error {
 	if speed <= 0 {
 		return usageErr(fmt.Errorf("--speed %v: want a positive factor such as 10", speed), "")
 	}
@@ -71,11 +71,24 @@ func (m *Main) runReplayLive(ctx context.Context, path string, tl *timeline.Time
 	if f == report.Text {
 		fmt.Fprintf(m.Stdout, "live replay of %s at %gx%s: %s of timeline in %s\n", tl.File, speed, against, tl.End, time.Duration(float64(tl.End)/speed).Round(time.Second))
 	}
-	live, err := monitor.LiveReplay(ctx, monitor.LiveConfig{Timeline: tl, Map: sm, DSN: dsn, Speed: speed, Log: log, Observers: []drive.Observer{out}})
+	lcfg := monitor.LiveConfig{Timeline: tl, Map: sm, DSN: dsn, Speed: speed, Log: log, Observers: []drive.Observer{out}}
+	var run *reportRun
+	if reportPath != "" {
+		run = newReportRun(tl, sm)
+		lcfg.Observers = append(lcfg.Observers, run.observers()...)
+		lcfg.OnProbe = run.rec.Counted
+	}
+	live, err := monitor.LiveReplay(ctx, lcfg)
 	if err != nil {
 		return &exitError{code: 1, err: err}
 	}
 	lines, ok := monitor.Compare(tl.Start, simulated, live)
+	if run != nil {
+		run.extra = "decisions, simulated against live (within one tick):\n  " + strings.Join(lines, "\n  ")
+		if err := m.writeReport(reportPath, "html", run); err != nil {
+			return err
+		}
+	}
 	if f == report.JSON {
 		server := checker.Addr()
 		if against != "" {

@@ -35,7 +35,7 @@ func TestReplayLiveEmbeddedStopsOnCancel(t *testing.T) {
 	defer cancel()
 	time.AfterFunc(1500*time.Millisecond, cancel)
 	start := time.Now()
-	err = m.runReplayLive(ctx, path, tl, sm, "", 10, report.Text, zerolog.New(&logs).Level(zerolog.InfoLevel))
+	err = m.runReplayLive(ctx, path, tl, sm, "", 10, report.Text, zerolog.New(&logs).Level(zerolog.InfoLevel), "")
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("runReplayLive returned %v after the start, cancelled at 1.5s: want it to stop at once", took)
 	}

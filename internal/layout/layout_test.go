@@ -26,11 +26,13 @@ var rank = map[string]int{
 	"drive": 5,
 	// What a run is judged and told by, in the order they build on each other.
 	"faultmodel": 6, "narrate": 6,
-	// The fault model's timing, in closed form; property testing's properties.
-	"timing": 7, "property": 7,
+	// The fault model's timing, in closed form; property testing's properties; the benchmarks' day.
+	"timing": 7, "property": 7, "internal/daytimeline": 7,
 	"timeline": 8,
 	"expect":   9,
 	"report":   10,
+	// The picture of a run, drawn from what it observed and its report.
+	"htmlreport": 11,
 	// The wire: the fault-injecting proxy, and the servers of the live tests.
 	"proxy": 11, "internal/embedded": 11, "internal/fakemysql": 11, "internal/mariadb": 11,
 	// The two adapters around the one scheduler: the simulator, in virtual time, and the live
@@ -47,7 +49,7 @@ var rank = map[string]int{
 // may import one of effects. (A library they use may: the statemap's properties parser can fetch a URL, which
 // failsim never asks of it.)
 var (
-	pure    = []string{"fence", "group", "repl", "cluster", "drive", "timing"}
+	pure    = []string{"fence", "group", "repl", "cluster", "drive", "timing", "htmlreport"}
 	effects = []string{"net", "net/http", "os/exec", "database/sql", "github.com/go-sql-driver/mysql", "github.com/benbjohnson/clock",
 		"github.com/rs/zerolog", "github.com/prometheus/client_golang/prometheus"}
 )
@@ -122,7 +124,7 @@ func TestNamedDirections(t *testing.T) {
 		}
 	}
 	adapters := []string{"sim", "monitor", "proxy", "check", "cmd/failsim", "internal/embedded"}
-	for _, p := range []string{"fence", "group", "repl", "cluster", "drive", "timeline", "property", "expect", "report", "narrate", "faultmodel", "timing"} {
+	for _, p := range []string{"fence", "group", "repl", "cluster", "drive", "timeline", "property", "expect", "report", "narrate", "faultmodel", "timing", "htmlreport"} {
 		never(p, adapters...)
 	}
 	for _, p := range pure {

@@ -1,0 +1,259 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/failsim/failsim/check"
+	"github.com/failsim/failsim/drive"
+	"github.com/failsim/failsim/expect"
+	"github.com/failsim/failsim/htmlreport"
+	"github.com/failsim/failsim/report"
+	"github.com/failsim/failsim/sim"
+	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
+)
+
+// reportFlags are failsim report's flags.
+type reportFlags struct {
+	statemap, out, format, logLevel string
+}
+
+func (m *Main) reportCmd() *cobra.Command {
+	var o reportFlags
+	c := &cobra.Command{
+		Use:   "report",
+		Short: "replay a timeline and draw it: one self-contained HTML page, or the chart alone as SVG",
+		Long: `Replay an incident timeline and write its report: one self-contained HTML file (inline SVG,
+CSS and a small script to zoom; nothing fetched from anywhere) that shows on one time axis,
+per node, its datasource state, its probes, the faults on its link, its service and its
+alarms climbing to their thresholds, and above them the failovers, the master, the
+coordinator and the policy; under it the verdict and the expectations as failsim replay
+prints them, and the event log. Every band and mark has a hover title with its exact time
+and cause. --format svg writes the chart alone.
+
+-o defaults to FILE with the extension .html (.svg); "-o -" writes to standard output, as
+does a timeline read from standard input (FILE "-"). The file is written whole or not at all.
+Exit 0 when every expectation holds, 1 when one fails (the report is written either way), 2
+for bad input.`,
+		Annotations: map[string]string{argsAnnotation: "FILE"},
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageErr(fmt.Errorf("report takes one timeline file, got %d arguments", len(args)), "failsim report testdata/incidents/ebs-stall.timeline")
+			}
+			return nil
+		},
+		ValidArgsFunction: func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			return []cobra.Completion{"timeline"}, cobra.ShellCompDirectiveFilterFileExt
+		},
+		RunE: func(c *cobra.Command, args []string) error { return m.runReport(c.Context(), &o, args[0]) },
+	}
+	statemapVar(c, &o.statemap, "statemap override `FILE` (wins over the timeline's statemap statement)")
+	f := c.Flags()
+	f.StringVarP(&o.out, "output", "o", "", "write the report to `FILE` (default: the timeline's name with .html or .svg; - for standard output)")
+	f.StringVar(&o.format, "format", "html", "what to write: `html|svg`, the page or the chart alone")
+	complete(c, "format", "html", "svg")
+	logLevelVar(c, &o.logLevel)
+	return c
+}
+
+func (m *Main) runReport(ctx context.Context, o *reportFlags, path string) error {
+	log, err := m.newLogger(o.logLevel)
+	if err != nil {
+		return err
+	}
+	if o.format != "html" && o.format != "svg" {
+		return usageErr(fmt.Errorf("--format %q: want html or svg", o.format), "")
+	}
+	out := o.out
+	if out == "" {
+		out = "-"
+		if path != "-" {
+			out = strings.TrimSuffix(path, filepath.Ext(path)) + "." + o.format
+		}
+	}
+	tl, sm, err := timeline.LoadContext(ctx, path, m.Stdin, o.statemap)
+	if err != nil {
+		if ctx.Err() != nil {
+			return reportInterrupted(ctx)
+		}
+		return usageErr(err, "")
+	}
+	log.Debug().Str("timeline", tl.File).Str("out", out).Msg("replaying for the report")
+	run := newReportRun(tl, sm)
+	if _, err := sim.ReplayContext(ctx, tl, sm, run.observers()...); err != nil {
+		return reportInterrupted(ctx)
+	}
+	if err := m.writeReport(out, o.format, run); err != nil {
+		return err
+	}
+	if out != "-" {
+		fmt.Fprintf(m.Stdout, "wrote %s\n", out)
+	}
+	return run.judged()
+}
+
+// reportInterrupted is the error of a report that ctx stopped before it was written: nothing is
+// written. The exit code is interrupted's.
+func reportInterrupted(ctx context.Context) error {
+	err := interrupted(ctx, "report")
+	if ee, ok := err.(*exitError); ok && ee.code > 128 {
+		ee.err = fmt.Errorf("report %v: no report written", context.Cause(ctx))
+	}
+	return err
+}
+
+// reportRun watches a replay for its report: the picture's recorder, the verdict, the
+// expectations and the event log in text.
+type reportRun struct {
+	tl      *timeline.Timeline
+	rec     *htmlreport.Recorder
+	verdict *report.Report
+	expects *expect.Set
+	log     bytes.Buffer
+	printer *report.Printer
+	extra   string // more of the summary: a live run's decisions beside the simulated ones
+}
+
+func newReportRun(tl *timeline.Timeline, sm *statemap.Map) *reportRun {
+	r := &reportRun{tl: tl, rec: htmlreport.New(tl, sm), verdict: report.New(tl, sm), expects: expect.NewSet(tl, sm)}
+	r.printer = report.NewPrinter(&r.log, report.Text, tl.Start, tl.Names())
+	return r
+}
+
+// observers are the replay's observers the report needs.
+func (r *reportRun) observers() []drive.Observer {
+	return []drive.Observer{r.printer, r.verdict, r.expects, r.rec}
+}
+
+// write writes the report in format (html or svg) to w, once the replay is over.
+func (r *reportRun) write(w io.Writer, format string) error {
+	if format == "svg" {
+		return r.rec.WriteSVG(w)
+	}
+	if err := r.printer.Flush(); err != nil {
+		return err
+	}
+	var summary bytes.Buffer
+	if err := report.NewPrinter(&summary, report.Text, r.tl.Start, r.tl.Names()).Summary(r.tl.File, r.verdict, r.expects.Results()); err != nil {
+		return err
+	}
+	if r.extra != "" {
+		summary.WriteString("\n" + r.extra + "\n")
+	}
+	return r.rec.WriteHTML(w, htmlreport.Text{Summary: summary.String(), Log: r.log.String()})
+}
+
+// judged returns failedErr when an expectation failed.
+func (r *reportRun) judged() error {
+	for _, x := range r.expects.Results() {
+		if !x.Held {
+			return failedErr()
+		}
+	}
+	return nil
+}
+
+// writeReport writes run's report in format to path ("-": standard output).
+func (m *Main) writeReport(path, format string, run *reportRun) error {
+	if path == "-" {
+		bw := bufio.NewWriter(m.Stdout)
+		if err := run.write(bw, format); err != nil {
+			return err
+		}
+		return bw.Flush()
+	}
+	return writeAtomic(path, func(w io.Writer) error { return run.write(w, format) })
+}
+
+// writeAtomic writes a file through fill: to a temporary file beside it, renamed over path once
+// whole, so that an error leaves no half-written file.
+func writeAtomic(path string, fill func(io.Writer) error) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("report %s: is a directory", path)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("report %s: %w", path, unwrapPath(err))
+	}
+	tmp := f.Name()
+	bw := bufio.NewWriter(f)
+	err = fill(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("report %s: %w", path, unwrapPath(err))
+	}
+	return nil
+}
+
+// unwrapPath drops the temporary file's name from an error about it: it means nothing to the
+// user.
+func unwrapPath(err error) error {
+	switch e := err.(type) {
+	case *os.PathError:
+		return e.Err
+	case *os.LinkError:
+		return e.Err
+	}
+	return err
+}
+
+// checkReports writes a report beside each of a check run's counterexample timelines, in out:
+// the timeline's name with .html.
+func (m *Main) checkReports(ctx context.Context, res *check.Result, seed uint64, out string) error {
+	for _, v := range res.Violations {
+		path := filepath.Join(out, check.FileName(v, seed))
+		tl, sm, err := timeline.LoadContext(ctx, path, nil, "")
+		if err != nil {
+			return err // the file's own error names it
+		}
+		run := newReportRun(tl, sm)
+		if _, err := sim.ReplayContext(ctx, tl, sm, run.observers()...); err != nil {
+			return interrupted(ctx, "check")
+		}
+		html := strings.TrimSuffix(path, filepath.Ext(path)) + ".html"
+		if err := writeAtomic(html, func(w io.Writer) error { return run.write(w, "html") }); err != nil {
+			return err
+		}
+		fmt.Fprintf(m.Stdout, "  report: %s\n", html)
+	}
+	return nil
+}
+
+// runReplayReport is failsim replay --report: the replay's usual output on stdout, and its
+// report written to path.
+func (m *Main) runReplayReport(ctx context.Context, f report.Format, tl *timeline.Timeline, sm *statemap.Map, path string) error {
+	run := newReportRun(tl, sm)
+	printer := report.NewPrinter(m.Stdout, f, tl.Start, tl.Names())
+	if _, err := sim.ReplayContext(ctx, tl, sm, append(run.observers(), printer)...); err != nil {
+		printer.Flush()
+		return interrupted(ctx, "replay")
+	}
+	if err := printer.Summary(tl.File, run.verdict, run.expects.Results()); err != nil {
+		return err
+	}
+	if err := m.writeReport(path, "html", run); err != nil {
+		return err
+	}
+	return run.judged()
+}

@@ -1,0 +1,23 @@
+// Package htmlreport draws a run: one self-contained HTML page (inline SVG, CSS and a small
+// script to zoom; nothing fetched from anywhere), or the chart alone as SVG.
+//
+// The chart has one time axis. Above the lanes, the cluster: the failovers, the master, the
+// coordinator and the policy over time. Then one lane per node, in cluster order: its
+// datasource state (a colour per state), its probes (a run of identical outcomes is one band),
+// the faults on its link, its service (master in service, replica, failed, shunned, and its
+// manager down), and its alarms, each a staircase that climbs a tick at a time towards its
+// threshold, a dashed line. A failover is a line across the whole chart. Every band and mark
+// has a hover title with its exact time and cause, in the event log's words. Under the chart
+// the page shows the verdict and the expectations as failsim replay prints them, and the event
+// log.
+//
+// A Recorder observes a run as a drive.Observer, beside the replay's other observers. The
+// simulator skips the probes that change nothing (drive.Config.Foresee), so the probe row is
+// not what the run observed: it is worked out from the timeline as the driver schedules probes
+// and the fault model foresees them (a test holds it to a driver that runs every probe). A run
+// that reports every probe (the live runtime) can give its own outcomes (Recorder.Counted).
+//
+// The package is pure: it writes to the io.Writer it is given and does nothing else. The
+// output is deterministic: the same run gives the same bytes. Partitions, the client's outage
+// and its lost writes are not drawn: the replay does not model them yet.
+package htmlreport
