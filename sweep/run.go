@@ -1,0 +1,422 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/failsim/failsim/check"
+	"github.com/failsim/failsim/expect"
+	"github.com/failsim/failsim/faultmodel"
+	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/narrate"
+	"github.com/failsim/failsim/sim"
+	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
+)
+
+// Config is one run of failsim sweep, or one shard of it.
+type Config struct {
+	Grid Grid
+	// Map is the statemap in force: the base every point's thresholds are laid over.
+	Map *statemap.Map
+	// StatemapPath and StatemapText are the --statemap file Map was built from and its bytes
+	// ("" for the shipped defaults), as the run's identity records them.
+	StatemapPath, StatemapText string
+	Shape    check.Shape // the traces' cluster, length and base checker
+	Benign   int         // benign traces, generated once and replayed at every point; 0: none
+	Fatal    int         // fatal traces, likewise; 0: none
+	Seed     uint64      // trace i of a family is generated from check.TraceRand(Seed, i)
+	// Incidents are replayed at every point, each under its own statemap in force (--statemap,
+	// else its statement, else the defaults) and checker, with the point's values laid over.
+	Incidents []Incident
+	Shard     Shard
+	Workers   int // goroutines replaying; <= 0 means GOMAXPROCS
+}
+
+// Incident is a timeline replayed at every point.
+type Incident struct {
+	Timeline *timeline.Timeline
+	Map      *statemap.Map // its effective statemap
+	SHA256   string        // of its file, hex: the run's identity records it
+}
+
+// Shard is which share of the points a run computes: those whose index i in the work list
+// has i % N == K. The zero value, like N 1, is the whole run.
+type Shard struct{ K, N int }
+
+func (s Shard) of() int { return max(s.N, 1) }
+
+// ErrNoTraces is returned when a run has no trace to replay.
+var ErrNoTraces = errors.New("no trace to replay")
+
+// ErrTooLong is returned when a point fences a fault later than a trace leaves room to see.
+var ErrTooLong = errors.New("a trace is too short to see every point fence")
+
+// Compute runs the shard of the grid cfg.Shard names and returns its share. The traces are
+// generated once, from cfg.Map and cfg.Shape, and the same set is replayed at every point: the
+// fatal ones draw their faults from the conditions the grid varies (from every fault the
+// statemap fences when it varies none). The share depends on the configuration alone, not on
+// Workers or scheduling.
+func Compute(ctx context.Context, cfg Config) (*Share, error) {
+	if cfg.Benign < 1 && cfg.Fatal < 1 {
+		return nil, ErrNoTraces
+	}
+	if k, n := cfg.Shard.K, cfg.Shard.of(); k < 0 || k >= n {
+		return nil, fmt.Errorf("shard %d of %d: want a shard from 0 to %d", k, n, n-1)
+	}
+	if len(cfg.Grid.Axes) == 0 {
+		return nil, errors.New("nothing to vary")
+	}
+	if n := cfg.Grid.Len(); n > MaxPoints {
+		return nil, fmt.Errorf("the grid has %d points, more than %d", n, MaxPoints)
+	}
+	base := Base{Map: cfg.Map, Interval: cfg.Shape.Interval, Timeout: cfg.Shape.Timeout}
+	work := workList(cfg.Grid, base)
+	var faults []string
+	var benign, fatal []*timeline.Timeline
+	var starts []time.Duration
+	if cfg.Benign > 0 {
+		g, err := check.NewGenerator(check.Benign, cfg.Shape, cfg.Map, 0)
+		if err != nil {
+			return nil, err
+		}
+		benign = generate(g, cfg.Seed, cfg.Benign)
+	}
+	if cfg.Fatal > 0 {
+		g, err := fatalGenerator(cfg.Grid, base, cfg.Shape, work)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range g.FatalFaults() {
+			faults = append(faults, f.String())
+		}
+		fatal = generate(g, cfg.Seed, cfg.Fatal)
+		for _, tl := range fatal {
+			starts = append(starts, fatalStart(tl))
+		}
+	}
+
+	sh := &Share{Kind: ShareKind, Run: cfg.identity(), Shard: cfg.Shard.K, Of: cfg.Shard.of(), FatalFaults: faults,
+		Points: len(work), InForce: cfg.Grid.index(cfg.Grid.inForce(base))}
+	if sh.InForce < 0 {
+		sh.InForce = len(work) - 1
+	}
+	var mine []int // indexes into work
+	for i := range work {
+		if i%cfg.Shard.of() == cfg.Shard.K {
+			mine = append(mine, i)
+		}
+	}
+	// The incidents under their own statemaps in force: what a point's verdict is compared with.
+	baseline := make([]incidentVerdict, len(cfg.Incidents))
+	for j, inc := range cfg.Incidents {
+		baseline[j] = replayIncident(inc.Timeline, inc.Map)
+	}
+
+	// Tasks: for each point, chunks of its benign and fatal traces, and its incidents.
+	type task struct {
+		point     int // index into mine
+		fatal     bool
+		from, to  int
+		incidents bool
+	}
+	const chunk = 250
+	var tasks []task
+	for p := range mine {
+		for i := 0; i < len(benign); i += chunk {
+			tasks = append(tasks, task{point: p, from: i, to: min(i+chunk, len(benign))})
+		}
+		for i := 0; i < len(fatal); i += chunk {
+			tasks = append(tasks, task{point: p, fatal: true, from: i, to: min(i+chunk, len(fatal))})
+		}
+		if len(cfg.Incidents) > 0 {
+			tasks = append(tasks, task{point: p, incidents: true})
+		}
+	}
+	type pointWork struct {
+		values    []int64
+		set       Setting
+		falseAt   []bool          // per benign trace: the master was fenced
+		detect    []time.Duration // per fatal trace: time to fence, or missed / early
+		incidents []IncidentResult
+	}
+	pw := make([]pointWork, len(mine))
+	for p, i := range mine {
+		pw[p] = pointWork{values: work[i], set: cfg.Grid.apply(base, work[i]),
+			falseAt: make([]bool, len(benign)), detect: make([]time.Duration, len(fatal))}
+	}
+	workers := cfg.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var w watch
+			for ctx.Err() == nil {
+				k := int(next.Add(1)) - 1
+				if k >= len(tasks) {
+					return
+				}
+				t := tasks[k]
+				p := &pw[t.point]
+				switch {
+				case t.incidents:
+					p.incidents = incidentsAt(cfg.Grid, p.values, cfg.Incidents, baseline)
+				case t.fatal:
+					for i := t.from; i < t.to; i++ {
+						at := w.replay(fatal[i], p.set)
+						switch {
+						case at < 0:
+							p.detect[i] = missed
+						case at < starts[i]:
+							p.detect[i] = early
+						default:
+							p.detect[i] = at - starts[i]
+						}
+					}
+				default:
+					for i := t.from; i < t.to; i++ {
+						p.falseAt[i] = w.replay(benign[i], p.set) >= 0
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for p, i := range mine {
+		pt := SharePoint{Index: i, Values: pw[p].values, Incidents: pw[p].incidents}
+		if len(benign) > 0 {
+			pt.Benign = benignStats(pw[p].falseAt)
+		}
+		if len(fatal) > 0 {
+			pt.Fatal = fatalStats(pw[p].detect)
+		}
+		sh.Computed = append(sh.Computed, pt)
+	}
+	return sh, nil
+}
+
+// Run runs the whole grid: Compute of every shard at once, assembled as MergeShares would.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	cfg.Shard = Shard{K: 0, N: 1}
+	sh, err := Compute(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return assemble([]*Share{sh})
+}
+
+// identity is the run's identity, for its shares.
+func (cfg Config) identity() Identity {
+	id := Identity{Statemap: cfg.StatemapPath, StatemapText: cfg.StatemapText, Seed: cfg.Seed, Nodes: cfg.Shape.Nodes,
+		Length: cfg.Shape.Length.String(), Interval: cfg.Shape.Interval.String(), Timeout: cfg.Shape.Timeout.String(),
+		BenignTraces: cfg.Benign, FatalTraces: cfg.Fatal, Incidents: []Input{}}
+	for _, a := range cfg.Grid.Axes {
+		id.Vary = append(id.Vary, a.Spec())
+	}
+	for _, inc := range cfg.Incidents {
+		id.Incidents = append(id.Incidents, Input{File: inc.Timeline.File, SHA256: inc.SHA256})
+	}
+	return id
+}
+
+// workList is the grid's points in order, then the point in force when it is none of them.
+func workList(g Grid, b Base) [][]int64 {
+	var work [][]int64
+	for i := range g.Len() {
+		work = append(work, g.Point(i))
+	}
+	if in := g.inForce(b); g.index(in) < 0 {
+		work = append(work, in)
+	}
+	return work
+}
+
+// fatalGenerator makes the generator of fatal traces: narrowed to the conditions the grid
+// varies, and each trace long enough after its fault for every point of work to fence it
+// within its promise.
+func fatalGenerator(g Grid, b Base, shape check.Shape, work [][]int64) (*check.Generator, error) {
+	var conds []statemap.Condition
+	for _, a := range g.Axes {
+		if a.What == Threshold {
+			conds = append(conds, a.Condition)
+		}
+	}
+	opt := check.Options{}
+	if len(conds) > 0 {
+		opt.FatalOnly = func(c statemap.Condition) bool { return slices.Contains(conds, c) }
+	}
+	probe, err := check.NewGeneratorOptions(check.Fatal, shape, b.Map, opt)
+	if err != nil {
+		if errors.Is(err, check.ErrNothingFatal) && len(conds) > 0 {
+			var names []string
+			for _, c := range conds {
+				names = append(names, c.String())
+			}
+			return nil, fmt.Errorf("no fatal trace can be made: the statemap in force fences no fault whose probes end in %s (%w)", strings.Join(names, " or "), check.ErrNothingFatal)
+		}
+		return nil, err
+	}
+	// The latest any point fences any of the faults: its promise there.
+	var within time.Duration
+	for _, v := range work {
+		s := g.apply(b, v)
+		lag := max(s.Interval, s.Timeout)
+		for _, f := range probe.FatalFaults() {
+			o := faultmodel.Predict(f, s.Timeout)
+			if r := s.Map.Rule(o.Condition); r.Fatal() {
+				within = max(within, lag+o.Took+time.Duration(r.Threshold)*statemap.TickInterval)
+			}
+		}
+	}
+	within += statemap.TickInterval // a margin past the promise
+	if room := shape.Length - shape.Length/12; within > room {
+		return nil, fmt.Errorf("%w: a point fences a fault up to %s after it starts, longer than the %s a %s trace leaves after its first twelfth", ErrTooLong, within, room, shape.Length)
+	}
+	opt.Within = within
+	return check.NewGeneratorOptions(check.Fatal, shape, b.Map, opt)
+}
+
+// generate makes n traces of g from seed.
+func generate(g *check.Generator, seed uint64, n int) []*timeline.Timeline {
+	out := make([]*timeline.Timeline, n)
+	for i := range out {
+		out[i] = g.Trace(check.TraceRand(seed, i))
+	}
+	return out
+}
+
+// fatalStart is when a fatal trace's fault starts: the last fault put on the master's link
+// (its benign noise heals before the fatal fault, which lasts to the end).
+func fatalStart(tl *timeline.Timeline) time.Duration {
+	for i := len(tl.Events) - 1; i >= 0; i-- {
+		if ev := tl.Events[i]; ev.Kind == timeline.SetFault && ev.Node == 0 {
+			return ev.At
+		}
+	}
+	panic("sweep: a fatal trace with no fault on its master")
+}
+
+// Markers of a fatal trace's time to fence that is no time.
+const (
+	missed time.Duration = -1 // the master was never fenced
+	early  time.Duration = -2 // the master was fenced before its fatal fault started
+)
+
+// watch is the observer of one replay: when the first node, the master, is first fenced.
+type watch struct {
+	at time.Duration // -1: not fenced
+}
+
+// replay replays tl under s and returns when its first master was fenced, -1 for never.
+func (w *watch) replay(tl *timeline.Timeline, s Setting) time.Duration {
+	w.at = -1
+	t := *tl
+	t.Interval, t.Timeout = s.Interval, s.Timeout
+	sim.Replay(&t, s.Map, w)
+	return w.at
+}
+
+// Event implements drive.Observer.
+func (w *watch) Event(ev fence.Event) {
+	if w.at >= 0 {
+		return
+	}
+	switch ev := ev.(type) {
+	case *fence.Failover:
+		w.fenced(ev.At, ev.Node)
+	case *fence.NoCandidate:
+		w.fenced(ev.At, ev.Node)
+	case *fence.NodeFailed:
+		if ev.Role == fence.Master {
+			w.fenced(ev.At, ev.Node)
+		}
+	}
+}
+
+func (w *watch) fenced(at time.Duration, node int) {
+	if node == 0 {
+		w.at = at
+	}
+}
+
+// Instant implements drive.Observer.
+func (w *watch) Instant(time.Duration, *fence.Engine) {}
+
+// incidentVerdict is what a replay of an incident says: its outcome, and which expectations
+// held.
+type incidentVerdict struct {
+	outcome string // "failover of db1 to db2", "db1 failed, no replica eligible", "no failover"
+	at      string // the clock time of the outcome; "" for no failover
+	held    []bool
+}
+
+// outcomeWatch notes the first fence of a master.
+type outcomeWatch struct {
+	names []string
+	start time.Time
+	v     *incidentVerdict
+}
+
+func (o *outcomeWatch) Event(ev fence.Event) {
+	if o.v.at != "" {
+		return
+	}
+	switch ev := ev.(type) {
+	case *fence.Failover:
+		o.v.outcome, o.v.at = fmt.Sprintf("failover of %s to %s", o.names[ev.Node], o.names[ev.To]), narrate.Clock(o.start, ev.At)
+	case *fence.NoCandidate:
+		o.v.outcome, o.v.at = fmt.Sprintf("%s failed, no replica eligible", o.names[ev.Node]), narrate.Clock(o.start, ev.At)
+	case *fence.NodeFailed:
+		if ev.Role == fence.Master {
+			o.v.outcome, o.v.at = fmt.Sprintf("%s failed, no failover (manual)", o.names[ev.Node]), narrate.Clock(o.start, ev.At)
+		}
+	}
+}
+
+func (o *outcomeWatch) Instant(time.Duration, *fence.Engine) {}
+
+// replayIncident replays tl under m and returns its verdict.
+func replayIncident(tl *timeline.Timeline, m *statemap.Map) incidentVerdict {
+	v := incidentVerdict{outcome: "no failover"}
+	xs := expect.NewSet(tl, m)
+	sim.Replay(tl, m, &outcomeWatch{names: tl.Names(), start: tl.Start, v: &v}, xs)
+	for _, r := range xs.Results() {
+		v.held = append(v.held, r.Held)
+	}
+	return v
+}
+
+// incidentsAt replays every incident with values laid over its own statemap and checker.
+func incidentsAt(g Grid, values []int64, incs []Incident, baseline []incidentVerdict) []IncidentResult {
+	out := make([]IncidentResult, len(incs))
+	for j, inc := range incs {
+		s := g.apply(Base{Map: inc.Map, Interval: inc.Timeline.Interval, Timeout: inc.Timeline.Timeout}, values)
+		tl := *inc.Timeline
+		tl.Interval, tl.Timeout = s.Interval, s.Timeout
+		v := replayIncident(&tl, s.Map)
+		failed := 0
+		for _, h := range v.held {
+			if !h {
+				failed++
+			}
+		}
+		out[j] = IncidentResult{File: inc.Timeline.File, Outcome: v.outcome, At: v.at, ExpectationsFailed: failed,
+			Changed: v.outcome != baseline[j].outcome || !slices.Equal(v.held, baseline[j].held)}
+	}
+	return out
+}
