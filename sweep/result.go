@@ -30,8 +30,8 @@ type Point struct {
 // IncidentResult is an incident's verdict at a point.
 type IncidentResult struct {
 	File               string `json:"file"`
-	Outcome            string `json:"outcome"`       // "failover of db1 to db2", "db1 failed, no replica eligible", "no failover"
-	At                 string `json:"at,omitempty"`  // the clock time of the outcome
+	Outcome            string `json:"outcome"`      // "failover of db1 to db2", "db1 failed, no replica eligible", "no failover"
+	At                 string `json:"at,omitempty"` // the clock time of the outcome
 	ExpectationsFailed int    `json:"expectations_failed"`
 	Changed            bool   `json:"changed"` // the outcome or an expectation's verdict differs from the incident's under its statemap in force
 }

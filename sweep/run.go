@@ -29,10 +29,10 @@ type Config struct {
 	// StatemapPath and StatemapText are the --statemap file Map was built from and its bytes
 	// ("" for the shipped defaults), as the run's identity records them.
 	StatemapPath, StatemapText string
-	Shape    check.Shape // the traces' cluster, length and base checker
-	Benign   int         // benign traces, generated once and replayed at every point; 0: none
-	Fatal    int         // fatal traces, likewise; 0: none
-	Seed     uint64      // trace i of a family is generated from check.TraceRand(Seed, i)
+	Shape                      check.Shape // the traces' cluster, length and base checker
+	Benign                     int         // benign traces, generated once and replayed at every point; 0: none
+	Fatal                      int         // fatal traces, likewise; 0: none
+	Seed                       uint64      // trace i of a family is generated from check.TraceRand(Seed, i)
 	// Incidents are replayed at every point, each under its own statemap in force (--statemap,
 	// else its statement, else the defaults) and checker, with the point's values laid over.
 	Incidents []Incident
