@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -90,7 +91,7 @@ func Compute(ctx context.Context, cfg Config) (*Share, error) {
 		benign = generate(g, cfg.Seed, cfg.Benign)
 	}
 	if cfg.Fatal > 0 {
-		g, err := fatalGenerator(cfg.Grid, base, cfg.Shape, work)
+		g, within, err := fatalGenerator(cfg.Grid, base, cfg.Shape, work)
 		if err != nil {
 			return nil, err
 		}
@@ -99,7 +100,13 @@ func Compute(ctx context.Context, cfg Config) (*Share, error) {
 		}
 		fatal = generate(g, cfg.Seed, cfg.Fatal)
 		for _, tl := range fatal {
-			starts = append(starts, fatalStart(tl))
+			// Every point that fences the fault does so within its promise, at most within:
+			// what comes after cannot change when the master was first fenced.
+			at := fatalStart(tl)
+			starts = append(starts, at)
+			tl.End = min(tl.End, at+within)
+			n, _ := slices.BinarySearchFunc(tl.Events, tl.End+1, func(ev timeline.Event, t time.Duration) int { return cmp.Compare(ev.At, t) })
+			tl.Events = tl.Events[:n]
 		}
 	}
 
@@ -248,8 +255,8 @@ func workList(g Grid, b Base) [][]int64 {
 
 // fatalGenerator makes the generator of fatal traces: narrowed to the conditions the grid
 // varies, and each trace long enough after its fault for every point of work to fence it
-// within its promise.
-func fatalGenerator(g Grid, b Base, shape check.Shape, work [][]int64) (*check.Generator, error) {
+// within its promise. It returns that span too: the longest promise, and a tick more.
+func fatalGenerator(g Grid, b Base, shape check.Shape, work [][]int64) (*check.Generator, time.Duration, error) {
 	var conds []statemap.Condition
 	for _, a := range g.Axes {
 		if a.What == Threshold {
@@ -267,9 +274,9 @@ func fatalGenerator(g Grid, b Base, shape check.Shape, work [][]int64) (*check.G
 			for _, c := range conds {
 				names = append(names, c.String())
 			}
-			return nil, fmt.Errorf("no fatal trace can be made: the statemap in force fences no fault whose probes end in %s (%w)", strings.Join(names, " or "), check.ErrNothingFatal)
+			return nil, 0, fmt.Errorf("no fatal trace can be made: the statemap in force fences no fault whose probes end in %s (%w)", strings.Join(names, " or "), check.ErrNothingFatal)
 		}
-		return nil, err
+		return nil, 0, err
 	}
 	// The latest any point fences any of the faults: its promise there.
 	var within time.Duration
@@ -285,10 +292,11 @@ func fatalGenerator(g Grid, b Base, shape check.Shape, work [][]int64) (*check.G
 	}
 	within += statemap.TickInterval // a margin past the promise
 	if room := shape.Length - shape.Length/12; within > room {
-		return nil, fmt.Errorf("%w: a point fences a fault up to %s after it starts, longer than the %s a %s trace leaves after its first twelfth", ErrTooLong, within, room, shape.Length)
+		return nil, 0, fmt.Errorf("%w: a point fences a fault up to %s after it starts, longer than the %s a %s trace leaves after its first twelfth", ErrTooLong, within, room, shape.Length)
 	}
 	opt.Within = within
-	return check.NewGeneratorOptions(check.Fatal, shape, b.Map, opt)
+	gen, err := check.NewGeneratorOptions(check.Fatal, shape, b.Map, opt)
+	return gen, within, err
 }
 
 // generate makes n traces of g from seed.
