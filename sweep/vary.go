@@ -91,10 +91,7 @@ func ParseVary(s string) (Axis, error) {
 		}
 		c, known := statemap.ParseCondition(cond)
 		if !known {
-			if near := statemap.Nearest(cond); near != "" {
-				return Axis{}, fmt.Errorf("%s: unknown condition %q (did you mean %s?)", name, cond, near)
-			}
-			return Axis{}, fmt.Errorf("%s: unknown condition %q", name, cond)
+			return Axis{}, fmt.Errorf("%s: unknown condition %q (did you mean %s?)", name, cond, statemap.Nearest(cond))
 		}
 		if c == statemap.OK {
 			return Axis{}, fmt.Errorf("%s: ok is fixed: it deletes alarms and has no threshold to vary", name)
