@@ -29,7 +29,7 @@ var (
 	grey  = color.RGBA{R: 140, G: 140, B: 140, A: 255}
 	blue  = color.RGBA{R: 31, G: 90, B: 180, A: 255}
 	red   = color.RGBA{R: 210, G: 40, B: 30, A: 255}
-	blank = color.RGBA{R: 220, G: 220, B: 220, A: 255}
+	never = color.RGBA{R: 60, G: 60, B: 60, A: 255}
 )
 
 // panel is the size of one plot of the picture.
@@ -201,7 +201,7 @@ func (r *Result) tradePlot() *plot.Plot {
 	}
 	if v, ok := xy(r.InForce); ok {
 		s, _ := plotter.NewScatter(plotter.XYs{v})
-		s.GlyphStyle = draw.GlyphStyle{Color: red, Radius: vg.Points(6), Shape: draw.TriangleGlyph{}}
+		s.GlyphStyle = draw.GlyphStyle{Color: red, Radius: vg.Points(6), Shape: draw.PyramidGlyph{}}
 		p.Add(s)
 		p.Legend.Add("in force: "+r.setting(r.InForce), s)
 	}
@@ -248,18 +248,32 @@ func (r *Result) heatPlot(title string, z func(*Point) float64) *plot.Plot {
 	if hm.Max <= hm.Min {
 		hm.Max = hm.Min + 1
 	}
-	hm.NaN = blank
+	hm.NaN = never
 	p.Add(hm)
-	p.Title.Text = fmt.Sprintf("%s\nblue %s to red %s; grey: never", title, trim(hm.Min), trim(hm.Max))
+	p.Title.Text = fmt.Sprintf("%s\nblue %s to red %s; dark grey: never; black triangle: in force", title, trim(hm.Min), trim(hm.Max))
 	p.X.Label.Text = axisLabel(r.Grid.Axes[0])
 	p.Y.Label.Text = axisLabel(r.Grid.Axes[1])
+	p.X.Tick.Marker = valueTicks(r.Grid.Axes[0])
+	p.Y.Tick.Marker = valueTicks(r.Grid.Axes[1])
 	in := r.InForce
 	s, _ := plotter.NewScatter(plotter.XYs{{X: plotValue(r.Grid.Axes[0], in.Values[0]), Y: plotValue(r.Grid.Axes[1], in.Values[1])}})
-	s.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(6), Shape: draw.TriangleGlyph{}}
+	s.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(6), Shape: draw.PyramidGlyph{}}
 	p.Add(s)
-	p.Legend.Add("in force", s)
-	p.Legend.Top = true
 	return p
+}
+
+// valueTicks marks an axis's values, at most about a dozen of them labelled.
+func valueTicks(a Axis) plot.ConstantTicks {
+	every := (len(a.Values) + 11) / 12
+	var ts []plot.Tick
+	for i, v := range a.Values {
+		t := plot.Tick{Value: plotValue(a, v)}
+		if i%every == 0 {
+			t.Label = a.Format(v)
+		}
+		ts = append(ts, t)
+	}
+	return ts
 }
 
 func trim(f float64) string { return fmt.Sprintf("%.3g", f) }
