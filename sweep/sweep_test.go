@@ -401,5 +401,3 @@ func TestWriteDir(t *testing.T) {
 		t.Error("writing into a file: no error")
 	}
 }
-
-
