@@ -274,7 +274,7 @@ func fatalGenerator(g Grid, b Base, shape check.Shape, work [][]int64) (*check.G
 			for _, c := range conds {
 				names = append(names, c.String())
 			}
-			return nil, 0, fmt.Errorf("no fatal trace can be made: the statemap in force fences no fault whose probes end in %s (%w)", strings.Join(names, " or "), check.ErrNothingFatal)
+			return nil, 0, nothingFatal("no fatal trace can be made: the statemap in force fences no fault whose probes end in " + strings.Join(names, " or "))
 		}
 		return nil, 0, err
 	}
@@ -298,6 +298,13 @@ func fatalGenerator(g Grid, b Base, shape check.Shape, work [][]int64) (*check.G
 	gen, err := check.NewGeneratorOptions(check.Fatal, shape, b.Map, opt)
 	return gen, within, err
 }
+
+// nothingFatal says why no fatal trace can be made, in sweep's words; it is
+// check.ErrNothingFatal.
+type nothingFatal string
+
+func (e nothingFatal) Error() string { return string(e) }
+func (e nothingFatal) Unwrap() error { return check.ErrNothingFatal }
 
 // generate makes n traces of g from seed.
 func generate(g *check.Generator, seed uint64, n int) []*timeline.Timeline {

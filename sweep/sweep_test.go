@@ -124,7 +124,7 @@ func TestFatalFromVaried(t *testing.T) {
 	}
 	cfg := config(t, 5, "query_results_timeout.threshold=1..3")
 	_, err := Run(context.Background(), cfg)
-	if !errors.Is(err, check.ErrNothingFatal) || err.Error() != "no fatal trace can be made: the statemap in force fences no fault whose probes end in query_results_timeout (the statemap fences no fault)" {
+	if !errors.Is(err, check.ErrNothingFatal) || err.Error() != "no fatal trace can be made: the statemap in force fences no fault whose probes end in query_results_timeout" {
 		t.Errorf("varying what the statemap never fences: %v", err)
 	}
 	cfg.Fatal = 0 // benign traces alone need no fatal fault

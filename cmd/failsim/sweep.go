@@ -248,8 +248,15 @@ func writeSweepText(w io.Writer, r *sweep.Result, out string) error {
 	if r.Run.Statemap != "" {
 		sm = r.Run.Statemap
 	}
-	fmt.Fprintf(w, "failsim sweep: %s under %s, seed %d, %d benign and %d fatal traces a setting, %d nodes, %s each\n",
-		strings.Join(r.Run.Vary, " "), sm, r.Run.Seed, r.Run.BenignTraces, r.Run.FatalTraces, r.Run.Nodes, r.Run.Length)
+	var traces []string
+	if n := r.Run.BenignTraces; n > 0 {
+		traces = append(traces, fmt.Sprintf("%d benign", n))
+	}
+	if n := r.Run.FatalTraces; n > 0 {
+		traces = append(traces, fmt.Sprintf("%d fatal", n))
+	}
+	fmt.Fprintf(w, "failsim sweep: %s under %s, seed %d, %s traces a setting, %d nodes, %s each\n",
+		strings.Join(r.Run.Vary, " "), sm, r.Run.Seed, strings.Join(traces, " and "), r.Run.Nodes, r.Run.Length)
 	if len(r.FatalFaults) > 0 {
 		fmt.Fprintf(w, "fatal faults: %s\n", strings.Join(r.FatalFaults, ", "))
 	}
