@@ -15,6 +15,8 @@ type Result struct {
 	FatalFaults []string // the faults the fatal traces drew from
 	Points      []*Point // in grid order
 	InForce     *Point   // the statemap and checker in force: one of Points, or a point of its own
+
+	replays int // the replays Run took
 }
 
 // Point is what the traces and incidents said at one setting.

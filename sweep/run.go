@@ -39,6 +39,8 @@ type Config struct {
 	Incidents []Incident
 	Shard     Shard
 	Workers   int // goroutines replaying; <= 0 means GOMAXPROCS
+
+	noMemo bool // replay every trace at every point: for the test that the shortcut changes nothing
 }
 
 // Incident is a timeline replayed at every point.
@@ -127,24 +129,24 @@ func Compute(ctx context.Context, cfg Config) (*Share, error) {
 		baseline[j] = replayIncident(inc.Timeline, inc.Map)
 	}
 
-	// Tasks: for each point, chunks of its benign and fatal traces, and its incidents.
+	// Tasks: chunks of traces, each replayed at every point of the shard; each point's
+	// incidents.
 	type task struct {
-		point     int // index into mine
 		fatal     bool
 		from, to  int
-		incidents bool
+		incidents int // 1 + the point, for a task of incidents
 	}
-	const chunk = 250
+	const chunk = 16
 	var tasks []task
-	for p := range mine {
-		for i := 0; i < len(benign); i += chunk {
-			tasks = append(tasks, task{point: p, from: i, to: min(i+chunk, len(benign))})
-		}
-		for i := 0; i < len(fatal); i += chunk {
-			tasks = append(tasks, task{point: p, fatal: true, from: i, to: min(i+chunk, len(fatal))})
-		}
-		if len(cfg.Incidents) > 0 {
-			tasks = append(tasks, task{point: p, incidents: true})
+	for i := 0; i < len(benign); i += chunk {
+		tasks = append(tasks, task{from: i, to: min(i+chunk, len(benign))})
+	}
+	for i := 0; i < len(fatal); i += chunk {
+		tasks = append(tasks, task{fatal: true, from: i, to: min(i+chunk, len(fatal))})
+	}
+	if len(cfg.Incidents) > 0 {
+		for p := range mine {
+			tasks = append(tasks, task{incidents: 1 + p})
 		}
 	}
 	type pointWork struct {
@@ -159,42 +161,82 @@ func Compute(ctx context.Context, cfg Config) (*Share, error) {
 		pw[p] = pointWork{values: work[i], set: cfg.Grid.apply(base, work[i]),
 			falseAt: make([]bool, len(benign)), detect: make([]time.Duration, len(fatal))}
 	}
+	values := make([][]int64, len(pw))
+	for p := range pw {
+		values[p] = pw[p].values
+	}
+	rows := cfg.Grid.rows(values)
 	workers := cfg.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	var next atomic.Int64
+	var next, replays atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var w watch
+			memo := map[memoKey]time.Duration{}
+			ats := make([]time.Duration, len(pw))
+			// fenced replays trace tl at every point into put, and no more often than it
+			// must: once for the points that differ only in thresholds of conditions its
+			// probes never end in, and not at all between two points of a row that agree.
+			fenced := func(tl *timeline.Timeline, put func(p int, at time.Duration)) {
+				clear(memo)
+				var m conditionMasks
+				eval := func(p int) time.Duration {
+					key, ok := cfg.Grid.memoKey(pw[p].values, m.of(tl, pw[p].set.Timeout))
+					at, seen := memo[key]
+					if !ok || !seen {
+						at = w.replay(tl, pw[p].set)
+						replays.Add(1)
+						if ok {
+							memo[key] = at
+						}
+					}
+					return at
+				}
+				if cfg.noMemo {
+					for p := range pw {
+						put(p, w.replay(tl, pw[p].set))
+					}
+					replays.Add(int64(len(pw)))
+					return
+				}
+				for _, row := range rows {
+					fillRow(row, ats, eval)
+				}
+				for p := range pw {
+					put(p, ats[p])
+				}
+			}
 			for ctx.Err() == nil {
 				k := int(next.Add(1)) - 1
 				if k >= len(tasks) {
 					return
 				}
 				t := tasks[k]
-				p := &pw[t.point]
 				switch {
-				case t.incidents:
+				case t.incidents > 0:
+					p := &pw[t.incidents-1]
 					p.incidents = incidentsAt(cfg.Grid, p.values, cfg.Incidents, baseline)
 				case t.fatal:
 					for i := t.from; i < t.to; i++ {
-						at := w.replay(fatal[i], p.set)
-						switch {
-						case at < 0:
-							p.detect[i] = missed
-						case at < starts[i]:
-							p.detect[i] = early
-						default:
-							p.detect[i] = at - starts[i]
-						}
+						fenced(fatal[i], func(p int, at time.Duration) {
+							switch {
+							case at < 0:
+								pw[p].detect[i] = missed
+							case at < starts[i]:
+								pw[p].detect[i] = early
+							default:
+								pw[p].detect[i] = at - starts[i]
+							}
+						})
 					}
 				default:
 					for i := t.from; i < t.to; i++ {
-						p.falseAt[i] = w.replay(benign[i], p.set) >= 0
+						fenced(benign[i], func(p int, at time.Duration) { pw[p].falseAt[i] = at >= 0 })
 					}
 				}
 			}
@@ -204,6 +246,7 @@ func Compute(ctx context.Context, cfg Config) (*Share, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	sh.replays = int(replays.Load())
 	for p, i := range mine {
 		pt := SharePoint{Index: i, Values: pw[p].values, Incidents: pw[p].incidents}
 		if len(benign) > 0 {
@@ -224,7 +267,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return assemble([]*Share{sh})
+	res, err := assemble([]*Share{sh})
+	if res != nil {
+		res.replays = sh.replays
+	}
+	return res, err
 }
 
 // identity is the run's identity, for its shares.

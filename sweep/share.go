@@ -48,6 +48,8 @@ type Share struct {
 	Points      int          `json:"points"`   // the work list's length
 	FatalFaults []string     `json:"fatal_faults"`
 	Computed    []SharePoint `json:"computed"`
+
+	replays int // the replays it took, the shortcuts' savings deducted
 }
 
 // SharePoint is one point as a share holds it.

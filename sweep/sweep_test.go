@@ -401,3 +401,21 @@ func TestWriteDir(t *testing.T) {
 		t.Error("writing into a file: no error")
 	}
 }
+
+// TestShortcutChangesNothing: replaying a trace once for the points that differ only in
+// thresholds of conditions it never shows, and not between two points of a row that agree,
+// gives what replaying it at every point gives.
+func TestShortcutChangesNothing(t *testing.T) {
+	for _, vary := range [][]string{
+		{"login_response_timeout.threshold=1..12:2", "socket_connect_timeout.threshold=4..9"},
+		{"socket_io_error.threshold=0..3", "timeout=2s..6s:2s"},
+		{"no_route_to_host.threshold=3..7:2", "interval=2s..4s"},
+		{"login_response_timeout.threshold=-1..12"}, // -1, never, ranks last
+		{"interval=1s..3s", "timeout=3s..6s"},
+	} {
+		cfg := config(t, 60, vary...)
+		fast := files(t, run(t, cfg))
+		cfg.noMemo = true
+		sameFiles(t, strings.Join(vary, " "), fast, files(t, run(t, cfg)))
+	}
+}
