@@ -331,9 +331,12 @@ func writeSweepText(w io.Writer, r *sweep.Result, out string) error {
 				}
 			}
 		}
-		if len(changed) == 0 {
+		switch {
+		case len(changed) == 0:
 			fmt.Fprintf(w, "%s: %s everywhere\n", inc.File, inc.Outcome)
-		} else {
+		case len(changed) > 12:
+			fmt.Fprintf(w, "%s: %s in force; changes at %d of %d settings (sweep.csv, incidents_changed)\n", inc.File, inc.Outcome, len(changed), len(r.Points))
+		default:
 			fmt.Fprintf(w, "%s: %s in force; changes at %s\n", inc.File, inc.Outcome, strings.Join(changed, " "))
 		}
 	}
