@@ -3,6 +3,7 @@ package sweep
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -417,5 +418,60 @@ func TestShortcutChangesNothing(t *testing.T) {
 		fast := files(t, run(t, cfg))
 		cfg.noMemo = true
 		sameFiles(t, strings.Join(vary, " "), fast, files(t, run(t, cfg)))
+	}
+}
+
+// TestMergeTampered: shares whose contents do not add up are refused, each with its reason.
+func TestMergeTampered(t *testing.T) {
+	cfg := config(t, 3, "socket_io_error.threshold=0..2")
+	var base []*Share
+	for k := range 2 {
+		cfg.Shard = Shard{K: k, N: 2}
+		sh, err := Compute(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		base = append(base, sh)
+	}
+	// tampered returns the two shares as files after mod changed copies of them.
+	tampered := func(mod func(s0, s1 *Share)) []ShareFile {
+		var out []ShareFile
+		var cp [2]Share
+		for k, sh := range base {
+			data, _ := sh.Marshal()
+			if err := json.Unmarshal(data, &cp[k]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		mod(&cp[0], &cp[1])
+		for k := range cp {
+			data, _ := cp[k].Marshal()
+			out = append(out, ShareFile{Name: fmt.Sprintf("s%d.json", k), Data: data})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		mod  func(s0, s1 *Share)
+		want string
+	}{
+		{func(s0, s1 *Share) { s1.Shard = 5 }, "s1.json: shard 5 of 2: want 0 <= shard < of"},
+		{func(s0, s1 *Share) { s0.InForce = 99 }, "s0.json: 3 points with the one in force at 99: want in force among them"},
+		{func(s0, s1 *Share) { s1.Computed[0].Index = 0 }, "s1.json: point 0 is not one of shard 1 of 2's"},
+		{func(s0, s1 *Share) { s1.FatalFaults = []string{"freeze"} }, "the shares do not make one run: s1.json is of another run than s0.json: its points differ"},
+		{func(s0, s1 *Share) { s0.Points, s1.Points = 7, 7 }, "the shares do not make one run: 7 points for a grid of 3"},
+		{func(s0, s1 *Share) { s0.Computed[0].Values = []int64{9} }, "the shares do not make one run: point 0 has values [9], the grid's are [0]"},
+		{func(s0, s1 *Share) { s0.Computed = s0.Computed[1:] }, "the shares do not make one run: point 0 is in no share"},
+		{func(s0, s1 *Share) { s0.Computed = append(s0.Computed, s0.Computed[0]) }, "the shares do not make one run: point 0 is given twice"},
+		{func(s0, s1 *Share) { s0.Run.Vary, s1.Run.Vary = []string{"x"}, []string{"x"} },
+			`the shares do not make one run: --vary "x": want NAME=FROM..TO[:STEP], e.g. login_response_timeout.threshold=1..12`},
+		{func(s0, s1 *Share) { s1.Run.Seed, s1.Run.Nodes = 7, 3 }, "the shares do not make one run: s1.json is of another run than s0.json: its nodes, seed differ"},
+	} {
+		_, err := MergeShares(tampered(tc.mod))
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("got  %v\nwant %s", err, tc.want)
+		}
+	}
+	if _, err := MergeShares(tampered(func(s0, s1 *Share) {})); err != nil {
+		t.Errorf("untouched: %v", err)
 	}
 }
