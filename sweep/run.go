@@ -55,6 +55,13 @@ func (s Shard) of() int { return max(s.N, 1) }
 // ErrNoTraces is returned when a run has no trace to replay.
 var ErrNoTraces = errors.New("no trace to replay")
 
+// MaxResults is the most results (a trace at a point) a run may hold a family: each is kept
+// until the run ends.
+const MaxResults = 20_000_000
+
+// ErrTooBig is returned when a run would hold more than MaxResults results a family.
+var ErrTooBig = errors.New("the run is too big to hold")
+
 // ErrTooLong is returned when a point fences a fault later than a trace leaves room to see.
 var ErrTooLong = errors.New("a trace is too short to see every point fence")
 
@@ -78,6 +85,9 @@ func Compute(ctx context.Context, cfg Config) (*Share, error) {
 	}
 	base := Base{Map: cfg.Map, Interval: cfg.Shape.Interval, Timeout: cfg.Shape.Timeout}
 	work := workList(cfg.Grid, base)
+	if n := len(work) * max(cfg.Benign, cfg.Fatal); n > MaxResults || n < 0 {
+		return nil, fmt.Errorf("%d points of %d traces are %d results a family, more than %d: %w", len(work), max(cfg.Benign, cfg.Fatal), n, MaxResults, ErrTooBig)
+	}
 	var faults []string
 	var benign, fatal []*timeline.Timeline
 	var starts []time.Duration
@@ -86,7 +96,9 @@ func Compute(ctx context.Context, cfg Config) (*Share, error) {
 		if err != nil {
 			return nil, err
 		}
-		benign = generate(g, cfg.Seed, cfg.Benign)
+		if benign, err = generate(ctx, g, cfg.Seed, cfg.Benign); err != nil {
+			return nil, err
+		}
 	}
 	if cfg.Fatal > 0 {
 		g, within, err := fatalGenerator(cfg.Grid, base, cfg.Shape, work)
@@ -96,7 +108,9 @@ func Compute(ctx context.Context, cfg Config) (*Share, error) {
 		for _, f := range g.FatalFaults() {
 			faults = append(faults, f.String())
 		}
-		fatal = generate(g, cfg.Seed, cfg.Fatal)
+		if fatal, err = generate(ctx, g, cfg.Seed, cfg.Fatal); err != nil {
+			return nil, err
+		}
 		for _, tl := range fatal {
 			// Every point that fences the fault does so within its promise, at most within:
 			// what comes after cannot change when the master was first fenced.
@@ -349,13 +363,16 @@ type nothingFatal string
 func (e nothingFatal) Error() string { return string(e) }
 func (e nothingFatal) Unwrap() error { return check.ErrNothingFatal }
 
-// generate makes n traces of g from seed.
-func generate(g *check.Generator, seed uint64, n int) []*timeline.Timeline {
+// generate makes n traces of g from seed; it returns ctx's error if ctx is done first.
+func generate(ctx context.Context, g *check.Generator, seed uint64, n int) ([]*timeline.Timeline, error) {
 	out := make([]*timeline.Timeline, n)
 	for i := range out {
+		if i%256 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		out[i] = g.Trace(check.TraceRand(seed, i))
 	}
-	return out
+	return out, nil
 }
 
 // fatalStart is when a fatal trace's fault starts: the last fault put on the master's link

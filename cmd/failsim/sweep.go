@@ -199,6 +199,8 @@ func sweepErr(ctx context.Context, err error) error {
 	switch {
 	case errors.Is(err, check.ErrNothingFatal):
 		hint = "vary a condition the statemap in force fences (action fail, threshold >= 0), or use --family benign"
+	case errors.Is(err, sweep.ErrTooBig):
+		hint = "give fewer --traces, or a larger STEP in --vary"
 	case errors.Is(err, sweep.ErrTooLong):
 		hint = "give a longer --length, or a smaller range"
 	}
