@@ -325,3 +325,39 @@ func TestShortTracesFence(t *testing.T) {
 		t.Errorf("a 2m objective in a 1m trace: %v\nwant %s", err, want)
 	}
 }
+
+// TestFatalOnly: narrowed to one condition, fatal traces put only its faults on the master,
+// and the benign noise stays what it was.
+func TestFatalOnly(t *testing.T) {
+	m := statemap.Default()
+	only := func(c statemap.Condition) bool { return c == statemap.LoginResponseTimeout }
+	g, err := NewGeneratorOptions(Fatal, DefaultShape(), m, Options{FatalOnly: only})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := g.FatalFaults(); len(got) != 1 || got[0].Kind != fault.Freeze {
+		t.Fatalf("fatal faults narrowed to login_response_timeout: %v, want [freeze]", got)
+	}
+	all, err := NewGenerator(Fatal, DefaultShape(), m, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(all.FatalFaults()); n < 3 {
+		t.Fatalf("unnarrowed: %d fatal faults, want every one the defaults fence", n)
+	}
+	for i := range 50 {
+		tl := g.Trace(TraceRand(1, i))
+		var last fault.Fault
+		for _, ev := range tl.Events {
+			if ev.Kind == timeline.SetFault && ev.Node == 0 {
+				last = ev.Fault
+			}
+		}
+		if last.Kind != fault.Freeze {
+			t.Fatalf("trace %d: the master's last fault is %v, want freeze", i, last)
+		}
+	}
+	if _, err := NewGeneratorOptions(Fatal, DefaultShape(), m, Options{FatalOnly: func(statemap.Condition) bool { return false }}); !errors.Is(err, ErrNothingFatal) {
+		t.Fatalf("narrowed to nothing: %v, want ErrNothingFatal", err)
+	}
+}

@@ -75,6 +75,24 @@ var ErrNothingFatal = errors.New("the statemap fences no fault")
 // falls within the rest: Length - Length/12. NewGenerator fails when the family cannot be
 // generated: a fatal or mixed family under a statemap that fences no fault that soon.
 func NewGenerator(family Family, shape Shape, m *statemap.Map, within time.Duration) (*Generator, error) {
+	return NewGeneratorOptions(family, shape, m, Options{Within: within})
+}
+
+// Options are what NewGeneratorOptions takes besides the family, the shape and the statemap.
+// The zero value is NewGenerator's with within 0.
+type Options struct {
+	// Within is NewGenerator's within: a fatal trace runs on at least this long after its
+	// fault starts; 0 for the statemap's own promise.
+	Within time.Duration
+	// FatalOnly, if not nil, narrows the faults fatal traces (and mixed ones) draw from to those
+	// whose probes end in a condition it returns true for. Benign noise is not narrowed.
+	FatalOnly func(statemap.Condition) bool
+}
+
+// NewGeneratorOptions is NewGenerator with options: failsim sweep draws its fatal traces from
+// the conditions it varies alone.
+func NewGeneratorOptions(family Family, shape Shape, m *statemap.Map, opt Options) (*Generator, error) {
+	within := opt.Within
 	g := &Generator{family: family, shape: shape, m: m, within: within, start: time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)}
 	for i := range shape.Nodes {
 		r := fence.Replica
@@ -101,7 +119,7 @@ func NewGenerator(family Family, shape Shape, m *statemap.Map, within time.Durat
 		if within > 0 {
 			need = within
 		}
-		if need <= g.room() {
+		if need <= g.room() && (opt.FatalOnly == nil || opt.FatalOnly(o.Condition)) {
 			g.fatal = append(g.fatal, fatalFault{f: f, need: need})
 		}
 	}
@@ -113,6 +131,15 @@ func NewGenerator(family Family, shape Shape, m *statemap.Map, within time.Durat
 		return nil, fmt.Errorf("no %s trace can be made: %w within %s", family, ErrNothingFatal, where)
 	}
 	return g, nil
+}
+
+// FatalFaults returns the faults fatal traces draw from, in the generator's fixed order.
+func (g *Generator) FatalFaults() []fault.Fault {
+	out := make([]fault.Fault, len(g.fatal))
+	for i, ff := range g.fatal {
+		out[i] = ff.f
+	}
+	return out
 }
 
 // room is how long a fatal fault can last in a trace: from the first twelfth, the earliest

@@ -5,6 +5,7 @@
 // The packages stand in layers, each importing only from the layers below it:
 //
 //	cmd/failsim                                 the commands
+//	sweep                                       a grid of settings, on check's traces
 //	check                                       property testing, on the simulator
 //	sim · monitor                               the simulation and live adapters
 //	proxy · internal/embedded, ...              the wire

@@ -40,8 +40,10 @@ var rank = map[string]int{
 	"sim": 12, "monitor": 12,
 	// Property testing, on the simulator.
 	"check": 13,
+	// Sweeping a statemap's settings over a grid, on check's traces.
+	"sweep": 14,
 	// The commands.
-	"cmd/failsim": 14,
+	"cmd/failsim": 15,
 }
 
 // pure are the packages of the decision core, the scheduler and the timing arithmetic: no I/O,
@@ -143,5 +145,6 @@ func TestNamedDirections(t *testing.T) {
 	never("monitor", "sim", "check")
 	never("sim", "monitor", "proxy", "check")
 	never("check", "monitor", "proxy")
+	never("sweep", "monitor", "proxy")
 	never("proxy", "fence", "drive", "sim", "monitor")
 }

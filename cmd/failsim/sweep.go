@@ -1,0 +1,246 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/failsim/failsim/check"
+	"github.com/failsim/failsim/internal/input"
+	"github.com/failsim/failsim/report"
+	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/sweep"
+	"github.com/failsim/failsim/timeline"
+)
+
+// varyFlag collects repeated --vary flags.
+type varyFlag []sweep.Axis
+
+func (v *varyFlag) String() string { return "" }
+func (v *varyFlag) Type() string   { return "vary" }
+func (v *varyFlag) repeatable()    {}
+
+func (v *varyFlag) Set(s string) error {
+	a, err := sweep.ParseVary(s)
+	if err != nil {
+		return err
+	}
+	for _, o := range *v {
+		if o.Name == a.Name {
+			return fmt.Errorf("%s is varied twice", a.Name)
+		}
+	}
+	*v = append(*v, a)
+	return nil
+}
+
+// sweepFlags are failsim sweep's flags.
+type sweepFlags struct {
+	vary             varyFlag
+	statemap, family string
+	traces           int
+	seed             uint64
+	nodes            int
+	length           time.Duration
+	out, shard       string
+	format           string
+	workers          int
+	logLevel         string
+}
+
+func (m *Main) sweepCmd() *cobra.Command {
+	var o sweepFlags
+	c := &cobra.Command{
+		Use:   "sweep",
+		Short: "vary statemap thresholds and the checker over a grid and measure the trade",
+		Long: `Vary statemap thresholds and the checker's interval and timeout over a grid, replay one set of
+generated traces at every point, and measure the trade: the false-failover rate on benign
+traces against the time to fence a dead master on fatal ones, and which incidents change
+verdict. Writes sweep.csv, sweep.json, sweep.svg and sweep.png in --out; with --shard, one
+share of the grid for 'failsim merge'. Exit 0 when the sweep ran, 2 for bad input.`,
+		Annotations: map[string]string{argsAnnotation: "[INCIDENT...]"},
+		RunE:        func(c *cobra.Command, args []string) error { return m.runSweep(c.Context(), &o, args) },
+	}
+	f := c.Flags()
+	f.Var(&o.vary, "vary", "what to vary, `NAME=FROM..TO[:STEP]`: CONDITION.threshold, interval or timeout (durations with units), at most twice")
+	markRequired(f, "vary")
+	statemapVar(c, &o.statemap, "the statemap in force, `FILE`, whose thresholds the grid varies (default: the shipped defaults)")
+	f.StringVar(&o.family, "family", "all", "trace `FAMILY`: benign (false failovers), fatal (time to fence), or all: both")
+	complete(c, "family", "benign", "fatal", "all")
+	f.IntVar(&o.traces, "traces", 2000, "`N` traces per family, generated once and replayed at every point")
+	f.Uint64Var(&o.seed, "seed", 1, "random seed `S`: the same seed gives the same traces and results")
+	f.IntVar(&o.nodes, "nodes", check.DefaultShape().Nodes, "cluster size `N` of each trace; the first node is the master")
+	f.DurationVar(&o.length, "length", check.DefaultShape().Length, "virtual time each trace spans, a `DURATION`")
+	f.StringVarP(&o.out, "out", "o", "sweep", "`DIR` to write the files to (created if missing)")
+	c.MarkFlagDirname("out")
+	f.StringVar(&o.shard, "shard", "", "compute share `K/N` of the grid (K from 0 to N-1, or auto/N: K from JOB_COMPLETION_INDEX) and write it to DIR/sweep-shard-K-of-N.json")
+	formatVar(c, &o.format)
+	f.IntVar(&o.workers, "workers", 0, "`N` replays in parallel (default: every core)")
+	logLevelVar(c, &o.logLevel)
+	return c
+}
+
+func (m *Main) runSweep(ctx context.Context, o *sweepFlags, args []string) error {
+	log, err := m.newLogger(o.logLevel)
+	if err != nil {
+		return err
+	}
+	format, err := parseFormat(o.format)
+	if err != nil {
+		return err
+	}
+	if len(o.vary) == 0 {
+		return usageErr(errors.New("nothing to vary"), "name a setting and its range: --vary login_response_timeout.threshold=1..12")
+	}
+	if len(o.vary) > 2 {
+		return usageErr(fmt.Errorf("--vary given %d times: a sweep varies at most two settings", len(o.vary)), "sweep two at a time; a grid of more has no picture")
+	}
+	g := sweep.Grid{Axes: o.vary}
+	if n := g.Len(); n > sweep.MaxPoints {
+		return usageErr(fmt.Errorf("the grid has %d points, more than %d", n, sweep.MaxPoints), "use a larger STEP in --vary")
+	}
+	cfg := sweep.Config{Grid: g, Seed: o.seed, Workers: o.workers}
+	switch o.family {
+	case "all":
+		cfg.Benign, cfg.Fatal = o.traces, o.traces
+	case "benign":
+		cfg.Benign = o.traces
+	case "fatal":
+		cfg.Fatal = o.traces
+	default:
+		return usageErr(fmt.Errorf("--family %q: want benign, fatal or all", o.family), "a sweep measures false failovers on benign traces and the time to fence on fatal ones")
+	}
+	if o.traces < 1 {
+		return usageErr(fmt.Errorf("--traces %d: want at least 1", o.traces), "")
+	}
+	if o.nodes < 1 {
+		return usageErr(fmt.Errorf("--nodes %d: want at least 1", o.nodes), "")
+	}
+	if o.length < time.Minute || o.length > 24*time.Hour {
+		return usageErr(fmt.Errorf("--length %s: want a duration from 1m to 24h", o.length), "")
+	}
+	if o.shard != "" {
+		if cfg.Shard, err = parseShard(o.shard); err != nil {
+			return usageErr(fmt.Errorf("--shard %s: %w", o.shard, err), "")
+		}
+	}
+	if err := writableDir(o.out); err != nil {
+		return usageErr(fmt.Errorf("--out %s: %w", o.out, err), "--out names the directory the sweep's files are written to: give one failsim can write")
+	}
+	cfg.Shape = check.DefaultShape()
+	cfg.Shape.Nodes, cfg.Shape.Length = o.nodes, o.length
+	if cfg.Map, cfg.StatemapText, err = readStatemap(ctx, o.statemap); err != nil {
+		return loadErr(ctx, "sweep", err)
+	}
+	cfg.StatemapPath = o.statemap
+	for _, path := range args {
+		tl, sm, err := timeline.LoadContext(ctx, path, nil, o.statemap)
+		if err != nil {
+			return loadErr(ctx, "sweep", err)
+		}
+		data, err := input.ReadFile(ctx, path, "timeline", input.TimelineMax)
+		if err != nil {
+			return loadErr(ctx, "sweep", err)
+		}
+		sum := sha256.Sum256(data)
+		cfg.Incidents = append(cfg.Incidents, sweep.Incident{Timeline: tl, Map: sm, SHA256: hex.EncodeToString(sum[:])})
+	}
+	log.Debug().Int("points", g.Len()).Int("traces", o.traces).Msg("sweeping")
+	if o.shard != "" {
+		sh, err := sweep.Compute(ctx, cfg)
+		if err != nil {
+			return sweepErr(ctx, err)
+		}
+		data, err := sh.Marshal()
+		if err != nil {
+			return err
+		}
+		path := filepath.Join(o.out, sweep.FileName(cfg.Shard))
+		if err := sweep.WriteFile(path, data); err != nil {
+			return err
+		}
+		fmt.Fprintf(m.Stdout, "failsim sweep: shard %d of %d: %d of %d points, written to %s\n", sh.Shard, sh.Of, len(sh.Computed), sh.Points, path)
+		return nil
+	}
+	res, err := sweep.Run(ctx, cfg)
+	if err != nil {
+		return sweepErr(ctx, err)
+	}
+	if err := res.WriteDir(o.out); err != nil {
+		return err
+	}
+	if format == report.JSON {
+		_, err := m.Stdout.Write(res.JSON())
+		return err
+	}
+	if err := res.WriteText(m.Stdout); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(m.Stdout, "\nwrote %s\n", strings.Join([]string{filepath.Join(o.out, "sweep.csv"),
+		filepath.Join(o.out, "sweep.json"), filepath.Join(o.out, "sweep.svg"), filepath.Join(o.out, "sweep.png")}, ", "))
+	return err
+}
+
+// sweepErr is the error of a sweep that could not run: interrupted, or bad input.
+func sweepErr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return interrupted(ctx, "sweep")
+	}
+	hint := ""
+	switch {
+	case errors.Is(err, check.ErrNothingFatal):
+		hint = "vary a condition the statemap in force fences (action fail, threshold >= 0), or use --family benign"
+	case errors.Is(err, sweep.ErrTooBig):
+		hint = "give fewer --traces, or a larger STEP in --vary"
+	case errors.Is(err, sweep.ErrTooLong):
+		hint = "give a longer --length, or a smaller range"
+	}
+	return usageErr(err, hint)
+}
+
+// readStatemap reads the statemap in force and its bytes; "" is the shipped defaults.
+func readStatemap(ctx context.Context, path string) (*statemap.Map, string, error) {
+	if path == "" {
+		return statemap.Default(), "", nil
+	}
+	data, err := input.ReadFile(ctx, path, "statemap", input.StatemapMax)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, "", err
+		}
+		return nil, "", fmt.Errorf("statemap: %w", err)
+	}
+	m, err := statemap.FromBytes(path, data)
+	return m, string(data), err
+}
+
+// parseShard reads --shard: K/N, or auto/N with K from JOB_COMPLETION_INDEX (a Kubernetes
+// indexed job's).
+func parseShard(s string) (sweep.Shard, error) {
+	ks, ns, ok := strings.Cut(s, "/")
+	n, err := strconv.Atoi(ns)
+	if !ok || err != nil || n < 1 {
+		return sweep.Shard{}, errors.New("want K/N with 0 <= K < N, or auto/N")
+	}
+	if ks == "auto" {
+		env, set := os.LookupEnv("JOB_COMPLETION_INDEX")
+		if !set {
+			return sweep.Shard{}, errors.New("auto: JOB_COMPLETION_INDEX is not set")
+		}
+		ks = env
+	}
+	k, err := strconv.Atoi(ks)
+	if err != nil || k < 0 || k >= n {
+		return sweep.Shard{}, fmt.Errorf("shard %q: want K from 0 to %d", ks, n-1)
+	}
+	return sweep.Shard{K: k, N: n}, nil
+}

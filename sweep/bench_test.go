@@ -1,0 +1,37 @@
+package sweep
+
+import (
+	"context"
+	"testing"
+)
+
+// BenchmarkSweep12x12 is the target: a 12 x 12 grid of the two timeout thresholds
+// the defaults fence after 8 ticks, 2,000 benign and 2,000 fatal one-hour, five-node traces a
+// point: 576,000 results of a trace at a point, on every core. Trace generation and the four
+// files included. results/s counts a trace at a point once; replays/sweep is how many replays
+// that took once the shortcuts (memo.go) spared the ones whose result was already known; cpu-s
+// is the process's CPU time, which a loaded machine does not inflate as it does wall time.
+//
+//	go test ./sweep -run '^$' -bench Sweep12x12 -benchtime 1x
+func BenchmarkSweep12x12(b *testing.B) {
+	cfg := config(b, 2000, "login_response_timeout.threshold=1..12", "socket_connect_timeout.threshold=1..12")
+	results := cfg.Grid.Len() * (cfg.Benign + cfg.Fatal)
+	replays := 0
+	cpu0 := cpuTime()
+	for b.Loop() {
+		res, err := Run(context.Background(), cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := res.Files(); err != nil {
+			b.Fatal(err)
+		}
+		replays += res.replays
+	}
+	b.ReportMetric(float64(results*b.N)/b.Elapsed().Seconds(), "results/s")
+	b.ReportMetric(float64(replays)/float64(b.N), "replays/sweep")
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/sweep")
+	if c := cpuTime(); c > 0 {
+		b.ReportMetric((c-cpu0).Seconds()/float64(b.N), "cpu-s/sweep")
+	}
+}

@@ -1,0 +1,67 @@
+package sweep
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// File is one output file: its name in the output directory and its bytes.
+type File struct {
+	Name string
+	Data []byte
+}
+
+// Files returns what a run writes, in this order: sweep.csv, sweep.json, sweep.svg,
+// sweep.png. The same result gives the same bytes.
+func (r *Result) Files() ([]File, error) {
+	svg, err := r.Picture(SVG)
+	if err != nil {
+		return nil, err
+	}
+	png, err := r.Picture(PNG)
+	if err != nil {
+		return nil, err
+	}
+	return []File{{"sweep.csv", r.CSV()}, {"sweep.json", r.JSON()}, {"sweep.svg", svg}, {"sweep.png", png}}, nil
+}
+
+// WriteDir writes the result's files in dir, creating it if missing. Each file is written
+// whole or not at all: to a temporary file in dir, then renamed over its name.
+func (r *Result) WriteDir(dir string) error {
+	files, err := r.Files()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, f := range files {
+		if err := WriteFile(filepath.Join(dir, f.Name), f.Data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteFile writes data to path atomically: a reader sees the old file or the new one, never
+// part of it.
+func WriteFile(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // gone once renamed; removes what is left on failure
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

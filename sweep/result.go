@@ -1,0 +1,159 @@
+package sweep
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"strconv"
+	"strings"
+)
+
+// Result is a whole run: every point of the grid, and the point in force.
+type Result struct {
+	Run         Identity
+	Grid        Grid
+	FatalFaults []string // the faults the fatal traces drew from
+	Points      []*Point // in grid order
+	InForce     *Point   // the statemap and checker in force: one of Points, or a point of its own
+
+	replays int // the replays Run took
+}
+
+// Point is what the traces and incidents said at one setting.
+type Point struct {
+	Values    []int64 // one per axis
+	InForce   bool    // the statemap and checker in force
+	Pareto    bool    // on the frontier of the trade (see pareto)
+	Benign    *BenignStats
+	Fatal     *FatalStats
+	Incidents []IncidentResult
+}
+
+// IncidentResult is an incident's verdict at a point.
+type IncidentResult struct {
+	File               string `json:"file"`
+	Outcome            string `json:"outcome"`      // "failover of db1 to db2", "db1 failed, no replica eligible", "no failover"
+	At                 string `json:"at,omitempty"` // the clock time of the outcome
+	ExpectationsFailed int    `json:"expectations_failed"`
+	Changed            bool   `json:"changed"` // the outcome or an expectation's verdict differs from the incident's under its statemap in force
+}
+
+// ResultKind is the "kind" of sweep.json.
+const ResultKind = "failsim-sweep"
+
+type axisJSON struct {
+	Name   string   `json:"name"`
+	Values []string `json:"values"`
+}
+
+type pointJSON struct {
+	Setting   map[string]string `json:"setting"`
+	InForce   bool              `json:"in_force"`
+	Pareto    bool              `json:"pareto"`
+	Benign    *BenignStats      `json:"benign,omitempty"`
+	Fatal     *FatalStats       `json:"fatal,omitempty"`
+	Incidents []IncidentResult  `json:"incidents,omitempty"`
+}
+
+type resultJSON struct {
+	Kind        string      `json:"kind"`
+	Run         Identity    `json:"run"`
+	Axes        []axisJSON  `json:"axes"`
+	FatalFaults []string    `json:"fatal_faults"`
+	InForce     pointJSON   `json:"in_force"`
+	Points      []pointJSON `json:"points"`
+}
+
+func (r *Result) pointJSON(p *Point) pointJSON {
+	set := map[string]string{}
+	for k, a := range r.Grid.Axes {
+		set[a.Name] = a.Format(p.Values[k])
+	}
+	return pointJSON{Setting: set, InForce: p.InForce, Pareto: p.Pareto, Benign: p.Benign, Fatal: p.Fatal, Incidents: p.Incidents}
+}
+
+// JSON is sweep.json: the run, the axes, and every point.
+func (r *Result) JSON() []byte {
+	doc := resultJSON{Kind: ResultKind, Run: r.Run, FatalFaults: r.FatalFaults, InForce: r.pointJSON(r.InForce)}
+	if doc.FatalFaults == nil {
+		doc.FatalFaults = []string{}
+	}
+	for _, a := range r.Grid.Axes {
+		aj := axisJSON{Name: a.Name}
+		for _, v := range a.Values {
+			aj.Values = append(aj.Values, a.Format(v))
+		}
+		doc.Axes = append(doc.Axes, aj)
+	}
+	for _, p := range r.Points {
+		doc.Points = append(doc.Points, r.pointJSON(p))
+	}
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		panic("sweep: a result does not encode: " + err.Error())
+	}
+	return append(b, '\n')
+}
+
+// CSV is sweep.csv: a row per point of the grid, and one more for the point in force when it
+// is none of them. A figure that was not measured, or is a miss, is empty.
+func (r *Result) CSV() []byte {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	var head []string
+	for _, a := range r.Grid.Axes {
+		head = append(head, a.Name)
+	}
+	head = append(head, "in_force", "pareto", "benign_traces", "false_failovers", "false_failover_rate",
+		"fatal_traces", "fenced", "fenced_early", "missed", "detect_p50_s", "detect_p95_s", "detect_max_s", "incidents_changed")
+	w.Write(head)
+	rows := r.Points
+	if !r.InForce.inGrid(r) {
+		rows = append(rows[:len(rows):len(rows)], r.InForce)
+	}
+	for _, p := range rows {
+		var row []string
+		for k, a := range r.Grid.Axes {
+			row = append(row, a.Format(p.Values[k]))
+		}
+		row = append(row, strconv.FormatBool(p.InForce), strconv.FormatBool(p.Pareto))
+		if s := p.Benign; s != nil {
+			row = append(row, strconv.Itoa(s.Traces), strconv.Itoa(s.FalseFailovers), strconv.FormatFloat(s.Rate, 'f', -1, 64))
+		} else {
+			row = append(row, "", "", "")
+		}
+		if s := p.Fatal; s != nil {
+			row = append(row, strconv.Itoa(s.Traces), strconv.Itoa(s.Fenced), strconv.Itoa(s.Early), strconv.Itoa(s.Missed),
+				seconds(s.P50), seconds(s.P95), seconds(s.Max))
+		} else {
+			row = append(row, "", "", "", "", "", "", "")
+		}
+		var changed []string
+		for _, inc := range p.Incidents {
+			if inc.Changed {
+				changed = append(changed, inc.File)
+			}
+		}
+		row = append(row, strings.Join(changed, " "))
+		w.Write(row)
+	}
+	w.Flush()
+	return b.Bytes()
+}
+
+// inGrid reports whether p is one of r's grid points.
+func (p *Point) inGrid(r *Result) bool {
+	for _, q := range r.Points {
+		if q == p {
+			return true
+		}
+	}
+	return false
+}
+
+func seconds(s *float64) string {
+	if s == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*s, 'f', -1, 64)
+}

@@ -1,0 +1,111 @@
+package sweep
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"time"
+)
+
+// BenignStats is what a point's benign traces say: how many fenced their master, every one
+// of them falsely.
+type BenignStats struct {
+	Traces         int     `json:"traces"`
+	FalseFailovers int     `json:"false_failovers"` // traces whose master was fenced: a failover, or failed with no replica eligible
+	Rate           float64 `json:"rate"`            // FalseFailovers / Traces
+}
+
+// FatalStats is what a point's fatal traces say: how long after its fault the dead master was
+// fenced.
+type FatalStats struct {
+	Traces int `json:"traces"`
+	Fenced int `json:"fenced"` // fenced after the fault started
+	Early  int `json:"early"`  // fenced by benign noise before the fault started: not measured
+	Missed int `json:"missed"` // never fenced by the trace's end
+	// The time to fence, in seconds, over the traces fenced or missed (a miss counts as
+	// forever); nil when that rank is a miss, or no trace was measured. Nearest rank.
+	P50 *float64 `json:"p50_s"`
+	P95 *float64 `json:"p95_s"`
+	Max *float64 `json:"max_s"`
+}
+
+func benignStats(fenced []bool) *BenignStats {
+	s := &BenignStats{Traces: len(fenced)}
+	for _, f := range fenced {
+		if f {
+			s.FalseFailovers++
+		}
+	}
+	s.Rate = float64(s.FalseFailovers) / float64(s.Traces)
+	return s
+}
+
+// fatalStats summarises the times to fence of a point's fatal traces, with the markers early
+// and missed.
+func fatalStats(detect []time.Duration) *FatalStats {
+	s := &FatalStats{Traces: len(detect)}
+	var ds []time.Duration
+	for _, d := range detect {
+		switch d {
+		case early:
+			s.Early++
+			continue
+		case missed:
+			s.Missed++
+			d = math.MaxInt64
+		default:
+			s.Fenced++
+		}
+		ds = append(ds, d)
+	}
+	slices.Sort(ds)
+	s.P50, s.P95 = percentile(ds, 50), percentile(ds, 95)
+	s.Max = percentile(ds, 100)
+	return s
+}
+
+// percentile is the nearest-rank p-th percentile of sorted ds in seconds: nil for none, or a
+// miss.
+func percentile(ds []time.Duration, p int) *float64 {
+	if len(ds) == 0 {
+		return nil
+	}
+	rank := (p*len(ds) + 99) / 100 // ceil(p/100 * n)
+	d := ds[max(rank, 1)-1]
+	if d == math.MaxInt64 {
+		return nil
+	}
+	sec := d.Seconds()
+	return &sec
+}
+
+// pareto marks the points on the frontier of the trade: those with a false-failover rate and
+// a finite p95 time to fence that no other such point beats on one and matches or beats on
+// the other. Points without both are on no frontier.
+func pareto(pts []*Point) {
+	var cand []*Point
+	for _, p := range pts {
+		p.Pareto = false
+		if p.Benign != nil && p.Fatal != nil && p.Fatal.P95 != nil {
+			cand = append(cand, p)
+		}
+	}
+	slices.SortStableFunc(cand, func(a, b *Point) int {
+		return cmp.Or(cmp.Compare(a.Benign.Rate, b.Benign.Rate), cmp.Compare(*a.Fatal.P95, *b.Fatal.P95))
+	})
+	best := math.Inf(1) // the lowest p95 among points of a strictly lower rate
+	for i := 0; i < len(cand); {
+		j := i
+		for j < len(cand) && cand[j].Benign.Rate == cand[i].Benign.Rate {
+			j++
+		}
+		low := *cand[i].Fatal.P95 // the group's lowest: it is sorted by p95 within a rate
+		if low < best {
+			for k := i; k < j && *cand[k].Fatal.P95 == low; k++ {
+				cand[k].Pareto = true
+			}
+			best = low
+		}
+		i = j
+	}
+}

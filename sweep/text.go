@@ -1,0 +1,121 @@
+package sweep
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteText writes the result as failsim sweep prints it: the run, a line per point (the
+// grid's, then the point in force if off it), the Pareto frontier, and each incident's
+// outcome in force and the settings that change it.
+func (r *Result) WriteText(w io.Writer) error {
+	sm := "the shipped defaults"
+	if r.Run.Statemap != "" {
+		sm = r.Run.Statemap
+	}
+	var traces []string
+	if n := r.Run.BenignTraces; n > 0 {
+		traces = append(traces, fmt.Sprintf("%d benign", n))
+	}
+	if n := r.Run.FatalTraces; n > 0 {
+		traces = append(traces, fmt.Sprintf("%d fatal", n))
+	}
+	fmt.Fprintf(w, "failsim sweep: %s under %s, seed %d, %s traces a setting, %d nodes, %s each\n",
+		strings.Join(r.Run.Vary, " "), sm, r.Run.Seed, strings.Join(traces, " and "), r.Run.Nodes, r.Run.Length)
+	if len(r.FatalFaults) > 0 {
+		fmt.Fprintf(w, "fatal faults: %s\n", strings.Join(r.FatalFaults, ", "))
+	}
+	fmt.Fprintln(w)
+	var table bytes.Buffer
+	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
+	var head []string
+	for _, a := range r.Grid.Axes {
+		head = append(head, a.Name)
+	}
+	head = append(head, "false failovers", "fenced p50", "p95", "max", "missed", "incidents changed", "")
+	fmt.Fprintln(tw, strings.Join(head, "\t"))
+	rows := r.Points
+	if !slices.Contains(rows, r.InForce) {
+		rows = append(rows[:len(rows):len(rows)], r.InForce)
+	}
+	var frontier []string
+	for _, p := range rows {
+		var cells []string
+		for k, a := range r.Grid.Axes {
+			cells = append(cells, a.Format(p.Values[k]))
+		}
+		if b := p.Benign; b != nil {
+			cells = append(cells, fmt.Sprintf("%d (%.2f%%)", b.FalseFailovers, 100*b.Rate))
+		} else {
+			cells = append(cells, "-")
+		}
+		if f := p.Fatal; f != nil {
+			cells = append(cells, secs(f.P50), secs(f.P95), secs(f.Max), strconv.Itoa(f.Missed))
+		} else {
+			cells = append(cells, "-", "-", "-", "-")
+		}
+		n := 0
+		for _, inc := range p.Incidents {
+			if inc.Changed {
+				n++
+			}
+		}
+		cells = append(cells, strconv.Itoa(n))
+		var marks []string
+		if p.InForce {
+			marks = append(marks, "in force")
+		}
+		if p.Pareto {
+			marks = append(marks, "frontier")
+			var v []string
+			for k, a := range r.Grid.Axes {
+				v = append(v, a.Format(p.Values[k]))
+			}
+			frontier = append(frontier, strings.Join(v, ","))
+		}
+		cells = append(cells, strings.Join(marks, ", "))
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+	}
+	tw.Flush()
+	for _, line := range strings.SplitAfter(table.String(), "\n") {
+		fmt.Fprint(w, strings.TrimRight(line, " \n")+strings.Repeat("\n", strings.Count(line, "\n")))
+	}
+	if len(frontier) > 0 {
+		fmt.Fprintf(w, "\nPareto frontier: %s\n", strings.Join(frontier, " "))
+	}
+	for _, inc := range r.InForce.Incidents {
+		var changed []string
+		for _, p := range r.Points {
+			for _, pi := range p.Incidents {
+				if pi.File == inc.File && pi.Changed {
+					var v []string
+					for k, a := range r.Grid.Axes {
+						v = append(v, a.Format(p.Values[k]))
+					}
+					changed = append(changed, strings.Join(v, ","))
+				}
+			}
+		}
+		switch {
+		case len(changed) == 0:
+			fmt.Fprintf(w, "%s: %s everywhere\n", inc.File, inc.Outcome)
+		case len(changed) > 12:
+			fmt.Fprintf(w, "%s: %s in force; changes at %d of %d settings (sweep.csv, incidents_changed)\n", inc.File, inc.Outcome, len(changed), len(r.Points))
+		default:
+			fmt.Fprintf(w, "%s: %s in force; changes at %s\n", inc.File, inc.Outcome, strings.Join(changed, " "))
+		}
+	}
+	return nil
+}
+
+func secs(s *float64) string {
+	if s == nil {
+		return "never"
+	}
+	return strconv.FormatFloat(*s, 'f', -1, 64) + "s"
+}
