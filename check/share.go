@@ -158,8 +158,10 @@ func (s *Share) check() error {
 				return fmt.Errorf("%s: %s judged %d traces, not the block's %d", f.Family, p.Property, p.Traces, f.Traces)
 			case p.Violated < 0 || p.Violated > p.Traces:
 				return fmt.Errorf("%s: %s violated in %d of %d traces", f.Family, p.Property, p.Violated, p.Traces)
-			case (p.Violated > 0) != (c != nil):
-				return fmt.Errorf("%s: %s violated in %d traces, with %d counterexamples", f.Family, p.Property, p.Violated, min(1, p.Violated))
+			case p.Violated > 0 && c == nil:
+				return fmt.Errorf("%s: %s violated in %d traces, with no counterexample", f.Family, p.Property, p.Violated)
+			case p.Violated == 0 && c != nil:
+				return fmt.Errorf("%s: %s held, with a counterexample", f.Family, p.Property)
 			case c == nil:
 				continue
 			case c.Trace < f.First || c.Trace >= f.First+f.Traces:
