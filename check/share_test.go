@@ -166,7 +166,9 @@ func TestParseShareRefuses(t *testing.T) {
 	}{
 		{func(s *Share) { s.Families = nil }, "s.json: no family"},
 		{func(s *Share) { s.Families[0].Properties = nil }, "s.json: benign: no property"},
-		{func(s *Share) { s.Families[0].Properties[1].Counterexample = s.Families[0].Properties[0].Counterexample }, "s.json: benign: single-master held, with a counterexample"},
+		{func(s *Share) {
+			s.Families[0].Properties[1].Counterexample = s.Families[0].Properties[0].Counterexample
+		}, "s.json: benign: single-master held, with a counterexample"},
 		{func(s *Share) { s.Families[0].Properties[1].Traces = 3 }, "s.json: benign: single-master judged 3 traces, not the block's 10"},
 		{func(s *Share) { s.Families[0].Properties[0].Counterexample.Replays = -1 }, "s.json: benign: no-false-failover's counterexample counts less than nothing"},
 	} {
