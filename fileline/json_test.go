@@ -2,6 +2,7 @@ package fileline
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -10,6 +11,12 @@ func TestJSON(t *testing.T) {
 	type doc struct {
 		Kind  string `json:"kind"`
 		Count int    `json:"count"`
+	}
+	// A decoder reading a stream says the document was cut short.
+	cut := "{\n  \"kind\": \"x\",\n"
+	err := json.NewDecoder(strings.NewReader(cut)).Decode(new(doc))
+	if got, want := JSON("a.json", []byte(cut), err).Error(), "a.json:2: not valid JSON: the document ends too early"; got != want {
+		t.Errorf("a stream cut short:\n got %s\nwant %s", got, want)
 	}
 	for _, c := range []struct {
 		data, want string

@@ -254,11 +254,11 @@ func parseShard(s string, traces int) (shard, shards int, err error) {
 		if !set {
 			return 0, 0, usageErr(fmt.Errorf("--shard %s: JOB_COMPLETION_INDEX is not set", s), "a Kubernetes Indexed Job sets it in each pod; elsewhere give K: --shard 0/"+n)
 		}
-		k = env
-		s = "auto (JOB_COMPLETION_INDEX=" + env + ")/" + n
-	}
-	shard, err = strconv.Atoi(k)
-	if err != nil || shard < 0 || shard >= shards {
+		shard, err = strconv.Atoi(env)
+		if err != nil || shard < 0 || shard >= shards {
+			return 0, 0, usageErr(fmt.Errorf("--shard %s: JOB_COMPLETION_INDEX %q: want K from 0 to %d", s, env, shards-1), "a Kubernetes Indexed Job of N completions sets it from 0 to N-1")
+		}
+	} else if shard, err = strconv.Atoi(k); err != nil || shard < 0 || shard >= shards {
 		return 0, 0, usageErr(fmt.Errorf("--shard %s: want K from 0 to %d", s, shards-1), hint)
 	}
 	if shards > traces {

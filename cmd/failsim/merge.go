@@ -94,7 +94,7 @@ func (m *Main) mergeCheck(files []string, data [][]byte, json bool, junit string
 	}
 	outcomes, err := check.Merge(shares)
 	if err != nil {
-		return usageErr(err, "")
+		return usageErr(err, "give the shares of one run, every one: the check-shard-K-of-N.json files failsim check --shard K/N wrote for K from 0 to N-1")
 	}
 	out := &checkOutput{m: m, flags: shares[0].Flags, digest: shares[0].Statemap, json: json, junit: junit}
 	out.start()
