@@ -181,3 +181,36 @@ func mustAbs(t *testing.T, path string) string {
 	}
 	return abs
 }
+
+// TestMergeExitCodes: bad input to merge is exit 2, whatever the shares found; a shard exits 0
+// even when it found a violation (TestFourShardsMergedEqualOneRun), the merge 1.
+func TestMergeExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	sm := mustAbs(t, "../../conf/examples/aggressive.properties")
+	for k := range 2 {
+		if _, code := runIn(t, dir, "check", "--statemap", sm, "--family", "benign", "--traces", "20", "--out", "s", "--shard", fmt.Sprintf("%d/2", k)); code != 0 {
+			t.Fatalf("shard %d/2 exit %d, want 0", k, code)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "broken.json"), []byte("{\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"merge", "s/check-shard-0-of-2.json", "s/check-shard-1-of-2.json"}, 1},
+		{[]string{"merge", "s/check-shard-0-of-2.json"}, 2},
+		{[]string{"merge", "s/check-shard-0-of-2.json", "s/check-shard-1-of-2.json", "s/check-shard-1-of-2.json"}, 2},
+		{[]string{"merge", "broken.json"}, 2},
+		{[]string{"merge"}, 2},
+		{[]string{"merge", "--format", "csv", "s/check-shard-0-of-2.json"}, 2},
+		{[]string{"check", "--shard", "2/2"}, 2},
+	} {
+		t.Chdir(dir)
+		var out, errOut bytes.Buffer
+		if got := (&Main{Stdin: bytes.NewReader(nil), Stdout: &out, Stderr: &errOut}).Exit(context.Background(), c.args); got != c.want {
+			t.Errorf("failsim %v: exit %d, want %d\n%s", c.args, got, c.want, errOut.String())
+		}
+	}
+}
