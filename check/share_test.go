@@ -216,3 +216,49 @@ func FuzzParseShare(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkMerge reads and merges the shares of a run in 100 shards, each with a counterexample
+// per family: what failsim merge does besides printing. See docs/scale.md.
+//
+//	go test ./check -run '^$' -bench Merge
+func BenchmarkMerge(b *testing.B) {
+	const n = 100
+	m := loadMap(b, "../conf/examples/aggressive.properties")
+	fams := []Family{Benign, Fatal}
+	props := []property.Spec{{Name: property.DetectsDeathWithin, Arg: "45s"}, {Name: property.NoFalseFailover}, {Name: property.SingleMaster}}
+	// One real shard's results, placed in each shard's block: the merge reads them all the same.
+	one := makeShares(b, m, fams, props, 10*n, n)[0]
+	files := make([][]byte, n)
+	for k := range n {
+		s := *one
+		s.Shard = k
+		s.Families = nil
+		for _, f := range one.Families {
+			f.First, _ = ShardRange(k, n, 10*n)
+			f.Properties = append([]PropertyOutcome(nil), f.Properties...)
+			for i, p := range f.Properties {
+				if p.Counterexample != nil {
+					c := *p.Counterexample
+					c.Trace = f.First
+					f.Properties[i].Counterexample = &c
+				}
+			}
+			s.Families = append(s.Families, f)
+		}
+		files[k] = s.Marshal()
+	}
+	b.SetBytes(int64(n * len(files[0])))
+	for b.Loop() {
+		shares := make([]*Share, n)
+		for k, data := range files {
+			s, err := ParseShare(ShareFileName(k, n), data)
+			if err != nil {
+				b.Fatal(err)
+			}
+			shares[k] = s
+		}
+		if _, err := Merge(shares); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
