@@ -80,7 +80,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 
 	var (
 		next  atomic.Int64 // the next chunk's first trace
-		mu    sync.Mutex   // guards first, done and Progress
+		mu    sync.Mutex   // guards first, count, done and Progress
 		first = make([]int, len(specs))
 		count = make([]int, len(specs))
 		done  int

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"slices"
 	"strings"
 
@@ -43,9 +44,15 @@ type ShareFamily struct {
 // family: first, and how many. The blocks of shards 0 to n-1 follow one another and cover every
 // trace once; they differ in size by at most one.
 func ShardRange(k, n, traces int) (first, count int) {
-	first = int(int64(k) * int64(traces) / int64(n))
-	end := int(int64(k+1) * int64(traces) / int64(n))
+	first, end := blockStart(k, n, traces), blockStart(k+1, n, traces)
 	return first, end - first
+}
+
+// blockStart is floor(k×traces/n), for 0 <= k <= n and traces >= 0, without overflow.
+func blockStart(k, n, traces int) int {
+	hi, lo := bits.Mul64(uint64(k), uint64(traces))
+	q, _ := bits.Div64(hi, lo, uint64(n)) // hi < n: the quotient is at most traces
+	return int(q)
 }
 
 // ShareFileName is the name of shard k of n's share file.
