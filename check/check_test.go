@@ -32,7 +32,7 @@ func loadMap(t testing.TB, path string) *statemap.Map {
 // render writes everything a run found, as the CLI would show it: deterministic text.
 func render(res *Result) []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "properties %v traces %d\n", res.Properties, res.Traces)
+	fmt.Fprintf(&b, "properties %v traces %d violated %v\n", res.Properties, res.Traces, res.Violated)
 	for _, v := range res.Violations {
 		fmt.Fprintf(&b, "%s trace %d: %s\nshrunk in %d: %s\n", v.Property, v.Trace, v.Why, v.Replays, v.ShrunkWhy)
 		b.Write(Timeline(v.Shrunk, nil, "", v.Property))
@@ -53,8 +53,9 @@ func runAll(t *testing.T, m *statemap.Map, seed uint64, workers, traces int) []b
 	return out
 }
 
-// TestDeterministicAcrossCores: the same seed gives byte-identical results whatever GOMAXPROCS
-// and however many workers; a run that stops early (every property violated) included.
+// TestDeterministicAcrossCores: the same seed gives byte-identical results, counts of violating
+// traces included, whatever GOMAXPROCS and however many workers; a run where every property is
+// violated included.
 func TestDeterministicAcrossCores(t *testing.T) {
 	m := loadMap(t, "../conf/examples/aggressive.properties")
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
@@ -69,7 +70,8 @@ func TestDeterministicAcrossCores(t *testing.T) {
 	if !bytes.Contains(want, []byte("no-false-failover trace")) {
 		t.Fatalf("the aggressive statemap should violate no-false-failover:\n%s", want)
 	}
-	// Early stop: a single property violated in many traces; the first violating trace wins.
+	// A single property violated in many traces: the first violating trace wins, and every
+	// violating trace is counted.
 	one := []property.Spec{{Name: property.NoFalseFailover}}
 	var first []byte
 	for _, workers := range []int{1, 2, 5} {
@@ -359,5 +361,59 @@ func TestFatalOnly(t *testing.T) {
 	}
 	if _, err := NewGeneratorOptions(Fatal, DefaultShape(), m, Options{FatalOnly: func(statemap.Condition) bool { return false }}); !errors.Is(err, ErrNothingFatal) {
 		t.Fatalf("narrowed to nothing: %v, want ErrNothingFatal", err)
+	}
+}
+
+// TestShardsAddUp: a run split into contiguous blocks of trace indices finds what the whole run
+// finds: the counts add up, and the block holding the lowest violating trace has the same
+// shrunk counterexample.
+func TestShardsAddUp(t *testing.T) {
+	m := loadMap(t, "../conf/examples/aggressive.properties")
+	for _, c := range []struct {
+		f     Family
+		props []property.Spec
+	}{{Benign, nil}, {Fatal, []property.Spec{{Name: property.DetectsDeathWithin, Arg: "45s"}, {Name: property.SingleMaster}}}} {
+		f := c.f
+		whole, err := Run(context.Background(), Config{Map: m, Family: f, Properties: c.props, Shape: DefaultShape(), Traces: 300, Seed: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if whole.Held() || whole.Violated[0] < 2 {
+			t.Fatalf("%s: the aggressive statemap should violate %s in several traces: %v", f, whole.Properties[0], whole.Violated)
+		}
+		sum := make([]int, len(whole.Properties))
+		firsts := map[string]Violation{}
+		for _, block := range [][2]int{{0, 7}, {7, 150}, {150, 299}, {299, 300}} {
+			part, err := Run(context.Background(), Config{Map: m, Family: f, Properties: c.props, Shape: DefaultShape(), First: block[0], Traces: block[1] - block[0], Seed: 4, Workers: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if part.First != block[0] || part.Traces != block[1]-block[0] {
+				t.Fatalf("block %v: result says first %d, %d traces", block, part.First, part.Traces)
+			}
+			for k, n := range part.Violated {
+				sum[k] += n
+			}
+			for _, v := range part.Violations {
+				if v.Trace < block[0] || v.Trace >= block[1] {
+					t.Fatalf("block %v: violation in trace %d", block, v.Trace)
+				}
+				if _, ok := firsts[v.Property.String()]; !ok {
+					firsts[v.Property.String()] = v
+				}
+			}
+		}
+		if !slices.Equal(sum, whole.Violated) {
+			t.Errorf("%s: blocks counted %v violations, the whole run %v", f, sum, whole.Violated)
+		}
+		for _, v := range whole.Violations {
+			b, ok := firsts[v.Property.String()]
+			if !ok || b.Trace != v.Trace || !bytes.Equal(Timeline(b.Shrunk, nil, "", b.Property), Timeline(v.Shrunk, nil, "", v.Property)) {
+				t.Errorf("%s %s: the blocks' first counterexample differs from the whole run's (trace %d)", f, v.Property, v.Trace)
+			}
+		}
+	}
+	if _, err := Run(context.Background(), Config{Map: m, Shape: DefaultShape(), First: -1, Traces: 1}); err == nil {
+		t.Error("a negative first trace was accepted")
 	}
 }

@@ -3,9 +3,9 @@ package check
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -22,19 +22,25 @@ type Config struct {
 	Family     Family
 	Properties []property.Spec // nil: every property that applies to Family
 	Shape      Shape
-	Traces     int    // how many traces to generate; >= 1
-	Seed       uint64 // trace i is generated from a source seeded with (Seed, i)
-	Workers    int    // goroutines replaying traces; <= 0 means GOMAXPROCS
+	Traces     int // how many traces to generate; >= 1
+	// First is the index of the first trace: the run replays traces First to First+Traces-1,
+	// one shard's contiguous block of a larger run (0 for a whole run). >= 0.
+	First   int
+	Seed    uint64 // trace i is generated from a source seeded with (Seed, i)
+	Workers int    // goroutines replaying traces; <= 0 means GOMAXPROCS
 	// Progress, if not nil, is called from the workers, never concurrently, with the number of
 	// traces replayed so far.
 	Progress func(done int)
 }
 
-// Result is what a run found.
+// Result is what a run found. Every trace is replayed and judged by every property: a run
+// never stops early, so Violated counts are complete and add up over shards.
 type Result struct {
 	Properties []property.Spec // the properties checked, in order
+	Violated   []int           // per property, in the order of Properties: the traces that violated it
 	Violations []Violation     // one per violated property, in the order of Properties
-	Traces     int             // the traces asked for; all of them were replayed when Violations is empty
+	First      int             // the index of the first trace replayed: Config.First
+	Traces     int             // the traces replayed: Config.Traces
 }
 
 // Held reports whether every property held on every trace.
@@ -57,10 +63,11 @@ var ErrNoTraces = errors.New("no trace to check")
 
 const chunk = 64
 
-// Run generates cfg.Traces traces, replays each under cfg.Map with the properties watching, and
-// shrinks the first violating trace of each violated property. Its result depends on the
-// configuration alone, not on Workers or scheduling. It stops early once every property has
-// been violated, and returns ctx's error if ctx is done first.
+// Run generates traces cfg.First to cfg.First+cfg.Traces-1, replays each under cfg.Map with the
+// properties watching, counts the traces that violate each property, and shrinks the first
+// violating trace of each violated property. Its result depends on the configuration alone, not
+// on Workers or scheduling. It never stops early (a count of violations is only complete when
+// every trace was judged), and returns ctx's error if ctx is done first.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	specs, g, err := cfg.prepare()
 	if err != nil {
@@ -73,21 +80,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 
 	var (
 		next  atomic.Int64 // the next chunk's first trace
-		mu    sync.Mutex   // guards first, done and Progress
+		mu    sync.Mutex   // guards first, count, done and Progress
 		first = make([]int, len(specs))
+		count = make([]int, len(specs))
 		done  int
 		wg    sync.WaitGroup
 	)
 	for k := range first {
 		first[k] = -1
-	}
-	// limit returns the last trace that still matters: past the highest first violation once
-	// every property has one, no trace can change the result.
-	limit := func() int {
-		if slices.Contains(first, -1) {
-			return cfg.Traces - 1
-		}
-		return slices.Max(first)
 	}
 	for range workers {
 		wg.Add(1)
@@ -98,25 +98,24 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 				if ctx.Err() != nil {
 					return
 				}
-				start := int(next.Add(chunk)) - chunk
-				mu.Lock()
-				lim := limit()
-				mu.Unlock()
-				if start > lim {
+				start := int(next.Add(chunk)) - chunk // relative to cfg.First
+				if start >= cfg.Traces {
 					return
 				}
 				end := min(start+chunk, cfg.Traces)
 				var found []int // pairs: property, trace
-				for i := start; i < end; i++ {
+				for i := cfg.First + start; i < cfg.First+end; i++ {
 					for _, k := range r.run(cfg.Seed, i) {
 						found = append(found, k, i)
 					}
 				}
 				mu.Lock()
 				for j := 0; j < len(found); j += 2 {
-					if k, i := found[j], found[j+1]; first[k] < 0 || i < first[k] {
+					k, i := found[j], found[j+1]
+					if first[k] < 0 || i < first[k] {
 						first[k] = i
 					}
+					count[k]++
 				}
 				done += end - start
 				if cfg.Progress != nil {
@@ -130,7 +129,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	res := &Result{Properties: specs, Traces: cfg.Traces}
+	res := &Result{Properties: specs, Violated: count, First: cfg.First, Traces: cfg.Traces}
 	for k, i := range first {
 		if i < 0 {
 			continue
@@ -155,6 +154,9 @@ func (cfg Config) Validate() error {
 func (cfg Config) prepare() ([]property.Spec, *Generator, error) {
 	if cfg.Traces < 1 {
 		return nil, nil, ErrNoTraces
+	}
+	if cfg.First < 0 {
+		return nil, nil, fmt.Errorf("first trace %d: want 0 or more", cfg.First)
 	}
 	specs := cfg.Properties
 	if len(specs) == 0 {

@@ -12,11 +12,6 @@ import (
 	"github.com/failsim/failsim/timeline"
 )
 
-// FileName is the counterexample file of violation v of a run with seed.
-func FileName(v Violation, seed uint64) string {
-	return fmt.Sprintf("check-%s-seed%d-trace%d.timeline", v.Property.Name, seed, v.Trace)
-}
-
 // Timeline writes trace tl as timeline text: a comment header (each line of header prefixed
 // with "# "), the cluster, the checker, the family the trace was generated in (so that its
 // replay judges no-false-failover as failsim check did), the statemap statement when smPath is

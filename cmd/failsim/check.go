@@ -19,6 +19,7 @@ import (
 
 	"github.com/failsim/failsim/check"
 	"github.com/failsim/failsim/property"
+	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/statemap"
 )
 
@@ -55,6 +56,8 @@ type checkFlags struct {
 	workers          int
 	logLevel         string
 	report           bool
+	format, junit    string
+	shard            string
 }
 
 func (m *Main) checkCmd() *cobra.Command {
@@ -65,7 +68,12 @@ func (m *Main) checkCmd() *cobra.Command {
 		Long: `Property-test a statemap: generate --traces seeded fault traces of each family, replay each
 under the statemap, and judge properties on every one. A violation is shrunk to a minimal
 timeline, written to --out, that 'failsim replay' reproduces. Exit 0 when every property
-held, 1 when one was violated, 2 for bad input.`,
+held, 1 when one was violated, 2 for bad input.
+
+With --shard K/N it judges the K-th of N contiguous blocks of each family's traces (K from 0;
+auto/N reads K from JOB_COMPLETION_INDEX, as a Kubernetes Indexed Job sets it), writes
+check-shard-K-of-N.json to --out and exits 0; 'failsim merge' joins the N shares into what one
+run prints, with its exit status.`,
 		Args: noArgs("name the statemap with --statemap FILE"),
 		RunE: func(c *cobra.Command, _ []string) error { return m.runCheck(c.Context(), &o) },
 	}
@@ -84,6 +92,10 @@ held, 1 when one was violated, 2 for bad input.`,
 	f.IntVar(&o.workers, "workers", 0, "`N` traces replayed in parallel (default: every core)")
 	logLevelVar(c, &o.logLevel)
 	f.BoolVar(&o.report, "report", false, "write an HTML report beside each counterexample timeline (failsim report)")
+	formatVar(c, &o.format)
+	f.StringVar(&o.junit, "junit", "", "also write JUnit XML to `FILE`, one test case per property")
+	c.MarkFlagFilename("junit", "xml")
+	f.StringVar(&o.shard, "shard", "", "judge only shard `K/N` of the traces (K from 0, or auto: $JOB_COMPLETION_INDEX) and write its share to --out")
 	return c
 }
 
@@ -118,8 +130,27 @@ func (m *Main) runCheck(ctx context.Context, o *checkFlags) error {
 	if o.length < time.Minute || o.length > 24*time.Hour {
 		return usageErr(fmt.Errorf("--length %s: want a duration from 1m to 24h", o.length), "")
 	}
+	format, err := parseFormat(o.format)
+	if err != nil {
+		return err
+	}
+	shard, shards, err := parseShard(o.shard, o.traces)
+	if err != nil {
+		return err
+	}
+	if shards > 0 && o.junit != "" {
+		return usageErr(errors.New("--junit with --shard: a shard writes its share, not a verdict"), "give --junit to 'failsim merge', which writes the run's")
+	}
+	if shards > 0 && format == report.JSON {
+		return usageErr(errors.New("--format json with --shard: a shard writes its share as JSON to --out"), "give --format json to 'failsim merge', which prints the run's")
+	}
 	if err := writableDir(o.out); err != nil {
 		return usageErr(fmt.Errorf("--out %s: %w", o.out, err), "--out names the directory the counterexamples are written to: give one failsim can write")
+	}
+	if o.junit != "" {
+		if err := writableDir(filepath.Dir(o.junit)); err != nil {
+			return usageErr(fmt.Errorf("--junit %s: %w", o.junit, err), "--junit names the file the JUnit XML is written to: give one failsim can write")
+		}
 	}
 	sm, err := statemap.LoadContext(ctx, o.statemap)
 	if err != nil {
@@ -128,10 +159,6 @@ func (m *Main) runCheck(ctx context.Context, o *checkFlags) error {
 	shape := check.DefaultShape()
 	shape.Nodes, shape.Length = o.nodes, o.length
 
-	smName := "the shipped defaults"
-	if o.statemap != "" {
-		smName = o.statemap
-	}
 	var runs []check.Config
 	for _, f := range families {
 		var props []property.Spec
@@ -144,6 +171,9 @@ func (m *Main) runCheck(ctx context.Context, o *checkFlags) error {
 			continue
 		}
 		cfg := check.Config{Map: sm, Family: f, Properties: props, Shape: shape, Traces: o.traces, Seed: o.seed, Workers: o.workers}
+		if shards > 0 {
+			cfg.First, cfg.Traces = check.ShardRange(shard, shards, o.traces)
+		}
 		if err := cfg.Validate(); err != nil {
 			hint := ""
 			if errors.Is(err, check.ErrNothingFatal) {
@@ -153,29 +183,46 @@ func (m *Main) runCheck(ctx context.Context, o *checkFlags) error {
 		}
 		runs = append(runs, cfg)
 	}
-	fmt.Fprintf(m.Stdout, "failsim check: statemap %s, seed %d, %d traces per family, %d nodes, %s each\n", smName, o.seed, o.traces, shape.Nodes, shape.Length)
-	violated, checked := 0, 0
+	flags := check.Flags{Statemap: o.statemap, Family: o.family, Properties: []string{}, Traces: o.traces, Seed: o.seed, Out: o.out,
+		Nodes: shape.Nodes, Length: shape.Length.String()}
+	for _, sp := range o.specs {
+		if sp.Arg != "" {
+			sp.Name += "=" + sp.Arg // as --property takes it
+		}
+		flags.Properties = append(flags.Properties, sp.Name)
+	}
+	out := &checkOutput{m: m, flags: flags, digest: check.Digest(sm), json: format == report.JSON, junit: o.junit}
+	out.start()
+	if shards > 0 {
+		first, n := check.ShardRange(shard, shards, o.traces)
+		fmt.Fprintf(m.Stdout, "shard %d of %d: traces %d to %d of each family\n", shard, shards, first, first+n-1)
+	}
+	var share []check.ShareFamily
 	for _, cfg := range runs {
 		f := cfg.Family
-		bar := m.progressBar(f.String(), o.traces)
+		bar := m.progressBar(f.String(), cfg.Traces)
 		var done atomic.Int64
 		cfg.Progress = func(n int) {
 			done.Store(int64(n))
 			bar.update(n)
 		}
-		log.Debug().Str("family", f.String()).Int("traces", o.traces).Msg("checking")
+		log.Debug().Str("family", f.String()).Int("first", cfg.First).Int("traces", cfg.Traces).Msg("checking")
 		res, err := check.Run(ctx, cfg)
 		bar.clear()
 		if err != nil {
 			if ctx.Err() != nil {
-				fmt.Fprintf(m.Stdout, "\n%s:\n  interrupted after %d of %d traces: no verdict\n", f, done.Load(), o.traces)
+				if !out.json {
+					fmt.Fprintf(m.Stdout, "\n%s:\n  interrupted after %d of %d traces: no verdict\n", f, done.Load(), cfg.Traces)
+				}
 				return interrupted(ctx, "check")
 			}
 			return usageErr(err, "")
 		}
-		checked += len(res.Properties)
-		violated += len(res.Violations)
-		if err := m.report(f, res, o.seed, o.statemap, o.out); err != nil {
+		if shards > 0 {
+			share = append(share, check.ShareFamily{First: cfg.First, Outcome: check.NewOutcome(f, res)})
+			continue
+		}
+		if err := out.family(check.NewOutcome(f, res)); err != nil {
 			return err
 		}
 		if o.report {
@@ -184,12 +231,16 @@ func (m *Main) runCheck(ctx context.Context, o *checkFlags) error {
 			}
 		}
 	}
-	if violated > 0 {
-		fmt.Fprintf(m.Stdout, "\n%d of %d properties violated\n", violated, checked)
-		return failedErr()
+	if shards > 0 {
+		s := &check.Share{Kind: check.ShareKind, Version: check.ShareVersion, Shard: shard, Shards: shards, Flags: flags, Statemap: out.digest, Families: share}
+		path := filepath.Join(o.out, check.ShareFileName(shard, shards))
+		if err := os.WriteFile(path, s.Marshal(), 0o644); err != nil {
+			return fmt.Errorf("share: %w", err)
+		}
+		fmt.Fprintf(m.Stdout, "wrote %s: join every shard's share with 'failsim merge'\n", path)
+		return nil
 	}
-	fmt.Fprintf(m.Stdout, "\nall %d properties held\n", checked)
-	return nil
+	return out.finish()
 }
 
 // propertyHint says which family a property is judged on.
@@ -203,44 +254,22 @@ func propertyHint(name string) string {
 	return fmt.Sprintf("%s is judged on %s traces: use --family %s", name, strings.Join(fams, " and "), fams[0])
 }
 
-// report prints one family's result and writes its counterexamples.
-func (m *Main) report(f check.Family, res *check.Result, seed uint64, smPath, out string) error {
-	var held []string
-	for _, p := range res.Properties {
-		held = append(held, p.String())
-	}
-	for _, v := range res.Violations {
-		for i, h := range held {
-			if h == v.Property.String() {
-				held = append(held[:i], held[i+1:]...)
-				break
-			}
-		}
-	}
-	fmt.Fprintf(m.Stdout, "\n%s:\n", f)
-	if len(held) > 0 {
-		// A run stops early only once every property is violated: what held, held on all.
-		fmt.Fprintf(m.Stdout, "  held on every one of %d traces: %s\n", res.Traces, strings.Join(held, ", "))
-	}
-	for _, v := range res.Violations {
-		path, err := writeCounterexample(f, v, seed, smPath, out)
-		if err != nil {
-			return err
-		}
-		s := v.Shrunk
-		fmt.Fprintf(m.Stdout, "  VIOLATED %s, first in trace %d:\n    %s\n", v.Property, v.Trace, v.Why)
-		fmt.Fprintf(m.Stdout, "  shrunk in %d replays to %s on %s over %s:\n    %s\n", v.Replays, plural(len(s.Events), "event"), plural(len(s.Nodes), "node"), s.End, v.ShrunkWhy)
-		fmt.Fprintf(m.Stdout, "  counterexample: %s\n  reproduce: failsim replay %s\n", path, path)
-	}
-	return nil
-}
-
-// writeCounterexample writes v's shrunk trace as a timeline in out and returns its path.
-func writeCounterexample(f check.Family, v check.Violation, seed uint64, smPath, out string) (string, error) {
+// writeCounterexample writes property p's shrunk trace, of family, as a timeline in the run's
+// --out and returns its path.
+func writeCounterexample(family string, p *check.PropertyOutcome, flags check.Flags) (string, error) {
+	smPath, out, seed, c := flags.Statemap, flags.Out, flags.Seed, p.Counterexample
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return "", fmt.Errorf("counterexample: %w", err)
 	}
-	path := filepath.Join(out, check.FileName(v, seed))
+	spec, err := p.Spec()
+	if err != nil {
+		return "", err
+	}
+	shrunk, err := c.Shrunk("counterexample")
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(out, check.FileName(spec, seed, c.Trace))
 	ref := ""
 	if smPath != "" {
 		ref = smPath
@@ -255,12 +284,12 @@ func writeCounterexample(f check.Family, v check.Violation, seed uint64, smPath,
 		}
 	}
 	header := []string{
-		fmt.Sprintf("failsim check counterexample: %s trace %d of seed %d violates %s.", f, v.Trace, seed, v.Property),
-		fmt.Sprintf("As generated (%s on %s): %s", plural(len(v.Original.Events), "event"), plural(len(v.Original.Nodes), "node"), v.Why),
-		fmt.Sprintf("Shrunk in %d replays to %s on %s: %s", v.Replays, plural(len(v.Shrunk.Events), "event"), plural(len(v.Shrunk.Nodes), "node"), v.ShrunkWhy),
+		fmt.Sprintf("failsim check counterexample: %s trace %d of seed %d violates %s.", family, c.Trace, seed, spec),
+		fmt.Sprintf("As generated (%s on %s): %s", check.Plural(c.Events, "event"), check.Plural(c.Nodes, "node"), c.Why),
+		fmt.Sprintf("Shrunk in %d replays to %s on %s: %s", c.Replays, check.Plural(len(shrunk.Events), "event"), check.Plural(len(shrunk.Nodes), "node"), c.ShrunkWhy),
 		"Reproduce: failsim replay " + path,
 	}
-	if err := os.WriteFile(path, check.Timeline(v.Shrunk, header, ref, v.Property), 0o644); err != nil {
+	if err := os.WriteFile(path, check.Timeline(shrunk, header, ref, spec), 0o644); err != nil {
 		return "", fmt.Errorf("counterexample: %w", err)
 	}
 	return path, nil
@@ -286,13 +315,6 @@ func writableDir(dir string) error {
 		return err
 	}
 	return os.Remove(name)
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // bar draws a progress bar on a terminal's stderr; it draws nothing in CI logs or pipes.

@@ -222,7 +222,7 @@ func unwrapPath(err error) error {
 // the timeline's name with .html.
 func (m *Main) checkReports(ctx context.Context, res *check.Result, seed uint64, out string) error {
 	for _, v := range res.Violations {
-		path := filepath.Join(out, check.FileName(v, seed))
+		path := filepath.Join(out, check.FileName(v.Property, seed, v.Trace))
 		tl, sm, err := timeline.LoadContext(ctx, path, nil, "")
 		if err != nil {
 			return err // the file's own error names it

@@ -188,3 +188,11 @@ func verdict(ctx context.Context, tl *timeline.Timeline, m *statemap.Map) (strin
 	}
 	return strings.Join(heads, "; "), nil
 }
+
+// plural says n words, with an s unless n is 1.
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

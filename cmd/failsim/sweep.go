@@ -129,7 +129,7 @@ func (m *Main) runSweep(ctx context.Context, o *sweepFlags, args []string) error
 		return usageErr(fmt.Errorf("--length %s: want a duration from 1m to 24h", o.length), "")
 	}
 	if o.shard != "" {
-		if cfg.Shard, err = parseShard(o.shard); err != nil {
+		if cfg.Shard, err = parseSweepShard(o.shard); err != nil {
 			return usageErr(fmt.Errorf("--shard %s: %w", o.shard, err), "")
 		}
 	}
@@ -175,18 +175,24 @@ func (m *Main) runSweep(ctx context.Context, o *sweepFlags, args []string) error
 	if err != nil {
 		return sweepErr(ctx, err)
 	}
-	if err := res.WriteDir(o.out); err != nil {
+	return m.writeSweep(res, o.out, format == report.JSON)
+}
+
+// writeSweep writes a sweep's files to dir and prints its summary (or its JSON): what a whole
+// run does at its end, and what failsim merge does with the shares of one.
+func (m *Main) writeSweep(res *sweep.Result, dir string, json bool) error {
+	if err := res.WriteDir(dir); err != nil {
 		return err
 	}
-	if format == report.JSON {
+	if json {
 		_, err := m.Stdout.Write(res.JSON())
 		return err
 	}
 	if err := res.WriteText(m.Stdout); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(m.Stdout, "\nwrote %s\n", strings.Join([]string{filepath.Join(o.out, "sweep.csv"),
-		filepath.Join(o.out, "sweep.json"), filepath.Join(o.out, "sweep.svg"), filepath.Join(o.out, "sweep.png")}, ", "))
+	_, err := fmt.Fprintf(m.Stdout, "\nwrote %s\n", strings.Join([]string{filepath.Join(dir, "sweep.csv"),
+		filepath.Join(dir, "sweep.json"), filepath.Join(dir, "sweep.svg"), filepath.Join(dir, "sweep.png")}, ", "))
 	return err
 }
 
@@ -225,7 +231,7 @@ func readStatemap(ctx context.Context, path string) (*statemap.Map, string, erro
 
 // parseShard reads --shard: K/N, or auto/N with K from JOB_COMPLETION_INDEX (a Kubernetes
 // indexed job's).
-func parseShard(s string) (sweep.Shard, error) {
+func parseSweepShard(s string) (sweep.Shard, error) {
 	ks, ns, ok := strings.Cut(s, "/")
 	n, err := strconv.Atoi(ns)
 	if !ok || err != nil || n < 1 {

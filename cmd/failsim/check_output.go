@@ -1,0 +1,100 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/failsim/failsim/check"
+)
+
+// parseShard reads --shard K/N or auto/N (K from JOB_COMPLETION_INDEX, as a Kubernetes Indexed
+// Job sets it) for a run of traces per family. shards is 0 without --shard.
+func parseShard(s string, traces int) (shard, shards int, err error) {
+	if s == "" {
+		return 0, 0, nil
+	}
+	hint := "--shard K/N judges the K-th of N shares of the traces, K from 0 to N-1 (or auto: $JOB_COMPLETION_INDEX)"
+	k, n, ok := strings.Cut(s, "/")
+	shards, err = strconv.Atoi(n)
+	if !ok || err != nil || shards < 1 {
+		return 0, 0, usageErr(fmt.Errorf("--shard %q: want K/N, N a whole number of shards from 1", s), hint)
+	}
+	if k == "auto" {
+		env, set := os.LookupEnv("JOB_COMPLETION_INDEX")
+		if !set {
+			return 0, 0, usageErr(fmt.Errorf("--shard %s: JOB_COMPLETION_INDEX is not set", s), "a Kubernetes Indexed Job sets it in each pod; elsewhere give K: --shard 0/"+n)
+		}
+		shard, err = strconv.Atoi(env)
+		if err != nil || shard < 0 || shard >= shards {
+			return 0, 0, usageErr(fmt.Errorf("--shard %s: JOB_COMPLETION_INDEX %q: want K from 0 to %d", s, env, shards-1), "a Kubernetes Indexed Job of N completions sets it from 0 to N-1")
+		}
+	} else if shard, err = strconv.Atoi(k); err != nil || shard < 0 || shard >= shards {
+		return 0, 0, usageErr(fmt.Errorf("--shard %s: want K from 0 to %d", s, shards-1), hint)
+	}
+	if shards > traces {
+		return 0, 0, usageErr(fmt.Errorf("--shard %s: %d shards of %d traces: want at least one trace a shard", s, shards, traces), "")
+	}
+	return shard, shards, nil
+}
+
+// checkOutput prints a check run's findings, or a merge's of a run's shares, in the run's
+// format: the text as each family's outcome comes, the JSON document at the end; it writes the
+// counterexamples to --out and the JUnit file. A run and a merge print through it alike.
+type checkOutput struct {
+	m        *Main
+	flags    check.Flags
+	digest   string
+	json     bool
+	junit    string
+	outcomes []check.Outcome
+}
+
+// start prints the text output's first line.
+func (w *checkOutput) start() {
+	if !w.json {
+		io.WriteString(w.m.Stdout, w.flags.Header())
+	}
+}
+
+// family writes o's counterexamples and prints o as text.
+func (w *checkOutput) family(o check.Outcome) error {
+	for i := range o.Properties {
+		p := &o.Properties[i]
+		if p.Counterexample == nil {
+			continue
+		}
+		path, err := writeCounterexample(o.Family, p, w.flags)
+		if err != nil {
+			return err
+		}
+		p.Counterexample.File = path
+	}
+	w.outcomes = append(w.outcomes, o)
+	if !w.json {
+		o.WriteText(w.m.Stdout)
+	}
+	return nil
+}
+
+// finish prints the verdict, or the JSON document, writes the JUnit file, and returns the exit
+// status: a failed one when a property was violated.
+func (w *checkOutput) finish() error {
+	r := check.NewReport(w.flags, w.digest, w.outcomes)
+	if w.json {
+		w.m.Stdout.Write(r.JSON())
+	} else {
+		io.WriteString(w.m.Stdout, r.Tail())
+	}
+	if w.junit != "" {
+		if err := os.WriteFile(w.junit, r.JUnit(), 0o644); err != nil {
+			return usageErr(fmt.Errorf("--junit: %w", err), "")
+		}
+	}
+	if r.Exit != 0 {
+		return failedErr()
+	}
+	return nil
+}
