@@ -1,0 +1,188 @@
+package sim
+
+import (
+	"time"
+
+	"github.com/failsim/failsim/drive"
+	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/repl"
+	"github.com/failsim/failsim/timeline"
+)
+
+// replRun runs package repl's model beside the engine, for a timeline that says something of
+// replication (timeline.Replication). It is the one observer the driver tells: it feeds the
+// model what the run decides and tells the replay's observers each event, the model's
+// decisions and notes among them, in time order.
+//
+//   - Before each instant the driver runs (begin), the timeline's replication events due by
+//     then are applied, and the model is brought to the instant: the engine's candidate rule,
+//     which is the model's ranking (repl.Model.Candidate), then reads the positions of that
+//     instant.
+//   - A fault on a node's link (*drive.FaultSet) is how that node takes writes (repl.LinkOf);
+//     a failover promotes in the model too (every other replica is repointed to the new
+//     master, failed or not: the model has no later repoint); a master failed with no
+//     promotion (no candidate, or manual policy) takes no more writes; an operator's recover of
+//     a failed master makes it a replica of the master in service (or the master again, as the
+//     engine says).
+//   - At the end of each instant the model closes it; at the run's last, its summary and ledger
+//     are told as a repl.Final.
+//
+// The model's own decisions (a promoted master becoming writable, semisync falling back or
+// returning) are told with their own times, before the events of the next instant the
+// observers are told of: the driver does not stop at them, as nothing the engine decides
+// depends on them.
+type replRun struct {
+	m        *repl.Model
+	cfg      repl.Config
+	obs      []drive.Observer
+	evs      []timeline.ReplEvent
+	next     int // the next of evs to apply
+	end      time.Duration
+	workload bool
+	role     []replRole // what each node is to the model
+	master   int        // the engine's master in service; -1 for none
+}
+
+// replRole is what a node is to the model, as the engine's decisions made it.
+type replRole uint8
+
+const (
+	asReplica replRole = iota
+	asWriter
+	asOut // a master failed over or failed
+)
+
+func newReplRun(tl *timeline.Timeline, obs []drive.Observer) *replRun {
+	r := &replRun{cfg: tl.Repl.Config, obs: obs, evs: tl.Repl.Events, end: tl.End, workload: tl.Repl.Workload}
+	r.m = repl.New(r.cfg)
+	r.role = make([]replRole, len(tl.Nodes))
+	r.master = r.cfg.Master
+	r.role[r.master] = asWriter
+	return r
+}
+
+// begin brings the model to instant t, which the driver is about to run: the replication
+// events due by t first, each at its time.
+func (r *replRun) begin(t time.Duration) {
+	for r.next < len(r.evs) && r.evs[r.next].At <= t {
+		e := r.evs[r.next]
+		r.next++
+		r.m.Begin(e.At)
+		r.flush()
+		r.m.Step(e.At, e.Input)
+		r.tell(repl.Applied{At: e.At, Input: e.Input})
+		r.flush()
+	}
+	if t >= r.m.Now() {
+		r.m.Begin(t)
+	}
+}
+
+// Event implements drive.Observer.
+func (r *replRun) Event(ev fence.Event) {
+	r.flush()
+	r.tell(ev)
+	switch ev := ev.(type) {
+	case *drive.FaultSet:
+		r.m.Step(ev.At, repl.SetLink{Node: ev.Node, Link: repl.LinkOf(ev.Fault)})
+	case *fence.Failover:
+		r.promote(ev.At, ev.Node, ev.To)
+	case *fence.NoCandidate:
+		r.unranked(ev)
+		r.fail(ev.At, ev.Node)
+	case *fence.NodeFailed:
+		if ev.Role == fence.Master {
+			r.fail(ev.At, ev.Node)
+		}
+	case *fence.NodeRecovered:
+		r.recovered(ev.At, ev.Node, ev.Role)
+	}
+	r.flush()
+}
+
+// Instant implements drive.Observer.
+func (r *replRun) Instant(at time.Duration, e *fence.Engine) {
+	r.m.Close(at)
+	r.flush()
+	if at == r.end {
+		r.tell(repl.Final{At: at, Config: r.cfg, Summary: r.m.Summary(), Ledger: r.m.Ledger(), Workload: r.workload})
+	}
+	for _, o := range r.obs {
+		o.Instant(at, e)
+	}
+}
+
+func (r *replRun) tell(ev fence.Event) {
+	for _, o := range r.obs {
+		o.Event(ev)
+	}
+}
+
+// flush tells the model's decisions so far.
+func (r *replRun) flush() {
+	for _, d := range r.m.Ready() {
+		r.tell(d)
+	}
+}
+
+// promote: the engine failed master from over to to.
+func (r *replRun) promote(at time.Duration, from, to int) {
+	if r.role[from] != asWriter {
+		from = -1
+	}
+	var others []int
+	for j, x := range r.role {
+		if x == asReplica && j != to {
+			others = append(others, j)
+		}
+	}
+	r.m.Step(at, repl.Promote{Node: to, From: from, Repoint: others})
+	r.role[to] = asWriter
+	if from >= 0 {
+		r.role[from] = asOut
+	}
+	r.master = to
+}
+
+// fail: master node was failed and none promoted.
+func (r *replRun) fail(at time.Duration, node int) {
+	if r.role[node] == asWriter {
+		r.m.Step(at, repl.Fail{Node: node})
+		r.role[node] = asOut
+	}
+	if r.master == node {
+		r.master = -1
+	}
+}
+
+// recovered: the engine returned node to service as role.
+func (r *replRun) recovered(at time.Duration, node int, role fence.Role) {
+	if r.role[node] != asOut {
+		return // a failed replica: it replicated all along
+	}
+	of := r.master
+	if role == fence.Master {
+		of, r.master = node, node
+		r.role[node] = asWriter
+	} else {
+		r.role[node] = asReplica
+	}
+	r.m.Step(at, repl.Recover{Node: node, Of: of})
+}
+
+// unranked tells why the ranking promoted none of the replicas the engine found eligible (the
+// engine says "not chosen" of them), if there were any.
+func (r *replRun) unranked(ev *fence.NoCandidate) {
+	chosen := false
+	eligible := make([]bool, len(r.role))
+	for _, x := range ev.Ineligible {
+		if x.Why == fence.NotChosen {
+			eligible[x.Node], chosen = true, true
+		}
+	}
+	if !chosen {
+		return
+	}
+	s := r.m.Standings(func(j int) bool { return eligible[j] }, nil)
+	r.tell(repl.Unranked{At: ev.At, Master: ev.Node, Standings: s})
+}
