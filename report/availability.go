@@ -12,8 +12,13 @@ import (
 // replStory is what the report keeps of the replication model's run (a timeline with a
 // timeline.Replication): its decisions worth a verdict line, and its summary at the end.
 type replStory struct {
-	lines []string // the verdict's replication lines about decisions, in order
-	final *repl.Final
+	lines    []string // the verdict's replication lines about decisions, in order
+	final    *repl.Final
+	fallback struct {
+		n, back      int           // semisync's fallbacks and returns
+		last, lastAt time.Duration // the last fallback's time, and when the last return was
+		lastOn       int           // the master of the last fallback
+	}
 }
 
 // replEvent keeps what the verdict says of a replication decision or note.
@@ -40,9 +45,17 @@ func (r *Report) replEvent(ev fence.Event) {
 		}
 		s.lines = append(s.lines, w)
 	case repl.FellBack:
-		s.lines = append(s.lines, fmt.Sprintf("semisync on %s fell back to async at %s: no replica stored a commit for %s", r.names[ev.Master], clock(ev.At), ev.At-ev.Since))
+		// The first fallback and return are told; a master that flaps (a stream lagging more
+		// than the timeout) is counted, not told line by line.
+		if s.fallback.n++; s.fallback.n == 1 {
+			s.lines = append(s.lines, fmt.Sprintf("semisync on %s fell back to async at %s: no replica stored a commit for %s", r.names[ev.Master], clock(ev.At), ev.At-ev.Since))
+		}
+		s.fallback.last, s.fallback.lastOn = ev.At, ev.Master
 	case repl.Returned:
-		s.lines = append(s.lines, fmt.Sprintf("semisync on %s back at %s: %s stored every commit", r.names[ev.Master], clock(ev.At), r.names[ev.Replica]))
+		if s.fallback.back++; s.fallback.back == 1 {
+			s.lines = append(s.lines, fmt.Sprintf("semisync on %s back at %s: %s stored every commit", r.names[ev.Master], clock(ev.At), r.names[ev.Replica]))
+		}
+		s.fallback.lastAt = ev.At
 	case repl.Unranked:
 		s.lines = append(s.lines, fmt.Sprintf("no candidate at %s: the ranking excluded %s", clock(ev.At), narrate.Excluded(r.names, ev.Standings)))
 	case repl.Overwritten:
@@ -53,7 +66,9 @@ func (r *Report) replEvent(ev fence.Event) {
 	}
 }
 
-// rankingList writes a ranking, best first: "db3 5701, db2 4000 lagging 22s, db1 not-eligible".
+// rankingList writes a ranking, best first, each node with its stored position and lag, and
+// the excluded with why: "db3 5701 lag 2s, db2 4000 lag 22s (excluded: lagging), db1
+// (not-eligible)".
 func rankingList(names []string, ranking []repl.Standing) string {
 	out := ""
 	for i, x := range ranking {
@@ -61,17 +76,16 @@ func rankingList(names []string, ranking []repl.Standing) string {
 			out += ", "
 		}
 		if x.Excluded == repl.NotEligible {
-			out += names[x.Node] + " not-eligible"
+			out += names[x.Node] + " (not-eligible)"
 			continue
 		}
 		out += fmt.Sprintf("%s %d", names[x.Node], x.Stored)
-		if x.Excluded == repl.Candidate {
-			if x.Lag > 0 {
-				out += " lagging " + x.Lag.String()
-			}
-			continue
+		if x.Lag > 0 {
+			out += " lag " + x.Lag.String()
 		}
-		out += " " + x.Excluded.String()
+		if x.Excluded != repl.Candidate {
+			out += " (excluded: " + x.Excluded.String() + ")"
+		}
 	}
 	return out
 }
@@ -101,6 +115,9 @@ func (r *Report) replVerdict() []string {
 	out := []string{head}
 	for _, l := range r.repl.lines {
 		out = append(out, "  "+l)
+	}
+	if fb := r.repl.fallback; fb.n > 1 {
+		out = append(out, fmt.Sprintf("  semisync fell back %d times in all (the last on %s at %s) and came back %s", fb.n, r.names[fb.lastOn], narrate.Clock(r.tl.Start, fb.last), plural64(int64(fb.back), "time")))
 	}
 	if !f.Workload {
 		return out
