@@ -27,10 +27,9 @@ import (
 //   - At the end of each instant the model closes it; at the run's last, its summary and ledger
 //     are told as a repl.Final.
 //
-// The model's own decisions (a promoted master becoming writable, semisync falling back or
-// returning) are told with their own times, before the events of the next instant the
-// observers are told of: the driver does not stop at them, as nothing the engine decides
-// depends on them.
+// The driver stops at the time of each replication event and of each decision the model makes
+// of its own accord (a promoted master becoming writable, semisync falling back or returning):
+// wake names them (drive.Config.Wake), so the observers are told of those instants too.
 type replRun struct {
 	m        *repl.Model
 	cfg      repl.Config
@@ -59,6 +58,16 @@ func newReplRun(tl *timeline.Timeline, obs []drive.Observer) *replRun {
 	r.master = r.cfg.Master
 	r.role[r.master] = asWriter
 	return r
+}
+
+// wake returns the next instant the driver must stop at for the model: its next replication
+// event or its next decision of its own, whichever is first.
+func (r *replRun) wake() (time.Duration, bool) {
+	at, ok := r.m.Next()
+	if r.next < len(r.evs) && (!ok || r.evs[r.next].At < at) {
+		at, ok = r.evs[r.next].At, true
+	}
+	return at, ok
 }
 
 // begin brings the model to instant t, which the driver is about to run: the replication

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"time"
 
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
@@ -54,9 +55,10 @@ type runner struct {
 func newRunner(ctx context.Context, tl *timeline.Timeline, m *statemap.Map, obs []drive.Observer) *runner {
 	var rr *replRun
 	var candidate fence.CandidateRule // nil: fence.FirstEligible
+	var wake func() (time.Duration, bool)
 	if tl.Repl != nil {
 		rr = newReplRun(tl, obs)
-		obs, candidate = []drive.Observer{rr}, rr.m.Candidate(nil)
+		obs, candidate, wake = []drive.Observer{rr}, rr.m.Candidate(nil), rr.wake
 	}
 	e := fence.New(fence.Config{Nodes: tl.Nodes, Map: m, Policy: tl.Policy, Candidate: candidate})
 	timeout := tl.Timeout
@@ -66,6 +68,7 @@ func newRunner(ctx context.Context, tl *timeline.Timeline, m *statemap.Map, obs 
 		Checkpoints: tl.Checkpoints(),
 		End:         tl.End,
 		Foresee:     func(f fault.Fault) drive.Outcome { return faultmodel.Predict(f, timeout) },
+		Wake:        wake,
 	}, obs...)
 	return &runner{ctx: ctx, e: e, d: d, repl: rr}
 }
