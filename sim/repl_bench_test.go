@@ -1,81 +1,65 @@
 package sim_test
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
 	"github.com/failsim/failsim/timeline"
 )
 
-// withWorkload adds a 200 writes/s workload and replication events to a benchmark timeline: a
-// lag on two replicas, and a replica's link frozen and healed, its replicator stopped and
-// started, every few hours.
-func withWorkload(text string, mode string) string {
-	lines := strings.SplitN(text, "\n", 2)
+// busyDay writes a day of a 5-node cluster in 72 cycles of 20 minutes, from a seed: in each a
+// random node dies (refuse) and comes back two minutes later (heal, recover: a master failed
+// over returns as a replica), another stalls for a minute, and, with repl, a replica's stream
+// lag changes, a link freezes and heals, and a replicator stops and starts. With repl the
+// timeline starts a 200 writes/s workload (17,280,000 writes in the day) under mode.
+func busyDay(seed uint64, repl bool, mode string) string {
+	r := rand.New(rand.NewPCG(seed, 0))
 	var b strings.Builder
-	b.WriteString(lines[0] + "\nworkload writes=200/s deadline=2s\nreplication " + mode + "\n")
-	b.WriteString("00:00:00 db2 lag 2s\n00:00:00 db3 lag 30s\n")
-	for h := 1; h < 24; h += 3 {
-		hh := string(rune('0'+h/10)) + string(rune('0'+h%10))
-		b.WriteString(hh + ":00:00 db4 link freeze\n" + hh + ":05:00 db4 link heal\n")
-		b.WriteString(hh + ":10:00 db5 replicator stop\n" + hh + ":20:00 db5 replicator start\n")
+	b.WriteString("cluster db1:master db2:replica db3:replica db4:replica db5:replica\n")
+	if repl {
+		b.WriteString("workload writes=200/s deadline=2s\nreplication " + mode + "\n")
 	}
-	// The replication events are at whole hours; the fault events are merged by time below.
-	return mergeByTime(b.String(), lines[1])
+	at := func(c int, min int) string {
+		return narrate.Clock(time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC), time.Duration(c)*20*time.Minute+time.Duration(min)*time.Minute)
+	}
+	node := func() int { return 1 + r.IntN(5) }
+	for c := range 72 {
+		d, s := node(), node()
+		fmt.Fprintf(&b, "%s db%d refuse\n%s db%d heal\n%s db%d recover\n", at(c, 0), d, at(c, 2), d, at(c, 2), d)
+		if repl {
+			fmt.Fprintf(&b, "%s db%d lag %ds\n", at(c, 4), node(), r.IntN(60))
+		}
+		fmt.Fprintf(&b, "%s db%d stall\n%s db%d heal\n", at(c, 6), s, at(c, 7), s)
+		if repl {
+			f, st := node(), node()
+			fmt.Fprintf(&b, "%s db%d link freeze\n%s db%d link heal\n", at(c, 9), f, at(c, 11), f)
+			fmt.Fprintf(&b, "%s db%d replicator stop\n%s db%d replicator start\n", at(c, 13), st, at(c, 16), st)
+		}
+	}
+	b.WriteString("1970-01-02T00:00:00Z cluster end\n")
+	return b.String()
 }
 
-// mergeByTime merges two timelines' event lines (HH:MM:SS or RFC 3339 first words) by time,
-// the settings of the first ahead.
-func mergeByTime(head, events string) string {
-	var settings, evs []string
-	for _, l := range strings.Split(head, "\n") {
-		if l == "" {
-			continue
-		}
-		if strings.Contains(strings.Fields(l)[0], ":") {
-			evs = append(evs, l)
-		} else {
-			settings = append(settings, l)
-		}
-	}
-	other := strings.Split(strings.TrimSpace(events), "\n")
-	var out []string
-	i, j := 0, 0
-	key := func(l string) string {
-		w := strings.Fields(l)[0]
-		if len(w) == 8 {
-			return "1970-01-01T" + w + "Z"
-		}
-		return w
-	}
-	for i < len(evs) || j < len(other) {
-		if j == len(other) || (i < len(evs) && key(evs[i]) <= key(other[j])) {
-			out = append(out, evs[i])
-			i++
-		} else {
-			out = append(out, other[j])
-			j++
-		}
-	}
-	return strings.Join(settings, "\n") + "\n" + strings.Join(out, "\n") + "\n"
-}
-
-// BenchmarkReplayDayWorkload replays BenchmarkReplayDay's day of 5 nodes and 2,000 fault
-// events with a 200 writes/s workload beside it (17,280,000 writes) and replication events,
-// under async and semisync, and the same day without: the writes are counted, not stored one
-// by one, so the workload costs what changes, not what is written.
+// BenchmarkReplayDayWorkload replays a busy day (busyDay: 72 master or replica deaths, stalls,
+// lags, frozen links and stopped replicators) with a 200 writes/s workload beside it
+// (17,280,000 writes), under async and semisync, and the same day without the workload and the
+// replication events: the writes are counted, not stored one by one, so the workload costs
+// what changes, not what is written.
 //
 //	GOMAXPROCS=1 go test ./sim -run XXX -bench ReplayDay
 func BenchmarkReplayDayWorkload(b *testing.B) {
 	m := statemap.Default()
-	base := benchTimeline(2000, 1)
 	for _, c := range []struct{ name, text string }{
-		{"none", base},
-		{"async", withWorkload(base, "async")},
-		{"semisync", withWorkload(base, "semisync")},
+		{"none", busyDay(1, false, "")},
+		{"async", busyDay(1, true, "async")},
+		{"semisync", busyDay(1, true, "semisync")},
 	} {
 		tl, err := timeline.Parse("bench.timeline", []byte(c.text))
 		if err != nil {
