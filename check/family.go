@@ -53,6 +53,8 @@ func (f Family) Applies(name string) bool {
 		return f == Benign
 	case property.DetectsDeathWithin:
 		return f != Benign
+	case property.MaxOutage, property.NoAckedWriteLost:
+		return false // judged only when asked for, or with a workload (Config.Workload)
 	}
 	return true
 }

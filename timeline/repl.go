@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/property"
 	"github.com/failsim/failsim/repl"
 )
 
@@ -237,7 +238,8 @@ func (p *parser) finishRepl() error {
 		r = p.repl()
 	}
 	for _, x := range p.tl.Expects {
-		if x.Kind.NeedsWorkload() && (r == nil || !r.Workload) {
+		needs := x.Kind.NeedsWorkload() || (x.Kind == ExpectProperty && property.NeedsWorkload(x.Property.Name))
+		if needs && (r == nil || !r.Workload) {
 			p.line = x.Line
 			return p.errf("%q needs a workload: add \"workload writes=N/s\" before the first event", x.Text)
 		}
