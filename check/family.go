@@ -53,18 +53,17 @@ func (f Family) Applies(name string) bool {
 		return f == Benign
 	case property.DetectsDeathWithin:
 		return f != Benign
-	case property.MaxOutage, property.NoAckedWriteLost:
-		return false // judged only when asked for, or with a workload (Config.Workload)
 	}
 	return true
 }
 
 // Defaults returns the properties run on family f when none are named: every one that applies,
-// in the order of property.Names.
+// in the order of property.Names, but those that judge a workload's writes (a workload adds
+// its own: Config.Workload).
 func (f Family) Defaults() []property.Spec {
 	var out []property.Spec
 	for _, n := range property.Names() {
-		if f.Applies(n) {
+		if f.Applies(n) && !property.NeedsWorkload(n) {
 			out = append(out, property.Spec{Name: n})
 		}
 	}

@@ -1,11 +1,13 @@
 package timeline
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/fileline"
 	"github.com/failsim/failsim/property"
 	"github.com/failsim/failsim/repl"
 )
@@ -143,6 +145,22 @@ func (p *parser) workload(r *Replication, w []string) error {
 		return p.errf("workload without writes=: %s", usage)
 	}
 	return nil
+}
+
+// ParseWorkload reads the words of a workload statement after "workload" (failsim check's
+// --workload), as a timeline does; "near" is refused, there being no cluster to name. The
+// error names no file.
+func ParseWorkload(words []string) (*Replication, error) {
+	p := &parser{tl: &Timeline{}, nodes: map[string]int{}}
+	r := &Replication{}
+	if err := p.workload(r, words); err != nil {
+		var fe *fileline.Error
+		if errors.As(err, &fe) {
+			return nil, fe.Err
+		}
+		return nil, err
+	}
+	return r, nil
 }
 
 // rate reads N/s or N/DURATION: N writes every DURATION ("s", "ms", "m" alone mean one of
