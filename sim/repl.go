@@ -15,17 +15,19 @@ import (
 // decisions and notes among them, in time order.
 //
 //   - Before each instant the driver runs (begin), the timeline's replication events due by
-//     then are applied, and the model is brought to the instant: the engine's candidate rule,
-//     which is the model's ranking (repl.Model.Candidate), then reads the positions of that
-//     instant.
+//     then are applied. The engine's candidate rule is the model's ranking
+//     (repl.Model.Candidate), brought to the instant first (candidate), so that it reads the
+//     positions of that instant.
 //   - A fault on a node's link (*drive.FaultSet) is how that node takes writes (repl.LinkOf);
 //     a failover promotes in the model too (every other replica is repointed to the new
 //     master, failed or not: the model has no later repoint); a master failed with no
 //     promotion (no candidate, or manual policy) takes no more writes; an operator's recover of
 //     a failed master makes it a replica of the master in service (or the master again, as the
 //     engine says).
-//   - At the end of each instant the model closes it; at the run's last, its summary and ledger
-//     are told as a repl.Final.
+//   - At the end of an instant at which the model was told something or decides something of
+//     its own, the model closes it; at the run's last, its summary and ledger are told as a
+//     repl.Final. The model settles the others in bulk: a steady spell costs one settling,
+//     however many instants the engine has in it.
 //
 // The driver stops at the time of each replication event and of each decision the model makes
 // of its own accord (a promoted master becoming writable, semisync falling back or returning):
@@ -38,8 +40,14 @@ type replRun struct {
 	next     int // the next of evs to apply
 	end      time.Duration
 	workload bool
-	role     []replRole // what each node is to the model
-	master   int        // the engine's master in service; -1 for none
+	role     []replRole    // what each node is to the model
+	master   int           // the engine's master in service; -1 for none
+	now      time.Duration // the instant the driver runs
+	stepped  bool          // the model was told something at this instant
+	// The model's next decision of its own (repl.Model.Next), kept until the model changes.
+	own     time.Duration
+	ownOK   bool
+	ownSure bool
 }
 
 // replRole is what a node is to the model, as the engine's decisions made it.
@@ -63,12 +71,30 @@ func newReplRun(tl *timeline.Timeline, obs []drive.Observer) *replRun {
 // wake returns the next instant the driver must stop at for the model: its next replication
 // event or its next decision of its own, whichever is first.
 func (r *replRun) wake() (time.Duration, bool) {
-	at, ok := r.m.Next()
+	at, ok := r.ownNext()
 	if r.next < len(r.evs) && (!ok || r.evs[r.next].At < at) {
 		at, ok = r.evs[r.next].At, true
 	}
 	return at, ok
 }
+
+// ownNext is the model's Next, worked out again only once the model changed (touched).
+func (r *replRun) ownNext() (time.Duration, bool) {
+	if !r.ownSure {
+		r.own, r.ownOK = r.m.Next()
+		r.ownSure = true
+	}
+	return r.own, r.ownOK
+}
+
+// mark notes that the model is told something at this instant.
+func (r *replRun) mark() {
+	r.stepped = true
+	r.touched()
+}
+
+// touched notes that the model may have changed: its next decision is to be worked out again.
+func (r *replRun) touched() { r.ownSure = false }
 
 // begin brings the model to instant t, which the driver is about to run: the replication
 // events due by t first, each at its time.
@@ -76,14 +102,24 @@ func (r *replRun) begin(t time.Duration) {
 	for r.next < len(r.evs) && r.evs[r.next].At <= t {
 		e := r.evs[r.next]
 		r.next++
+		r.touched()
 		r.m.Begin(e.At)
 		r.flush()
 		r.m.Step(e.At, e.Input)
 		r.tell(repl.Applied{At: e.At, Input: e.Input})
 		r.flush()
 	}
-	if t >= r.m.Now() {
-		r.m.Begin(t)
+	r.now, r.stepped = t, r.next > 0 && r.evs[r.next-1].At == t
+}
+
+// candidate returns the engine's candidate rule: the model's ranking at the instant the driver
+// runs.
+func (r *replRun) candidate() fence.CandidateRule {
+	rank := r.m.Candidate(nil)
+	return func(c fence.Cluster, eligible func(int) bool) int {
+		r.touched()
+		r.m.Begin(r.now)
+		return rank(c, eligible)
 	}
 }
 
@@ -93,17 +129,22 @@ func (r *replRun) Event(ev fence.Event) {
 	r.tell(ev)
 	switch ev := ev.(type) {
 	case *drive.FaultSet:
+		r.mark()
 		r.m.Step(ev.At, repl.SetLink{Node: ev.Node, Link: repl.LinkOf(ev.Fault)})
 	case *fence.Failover:
+		r.mark()
 		r.promote(ev.At, ev.Node, ev.To)
 	case *fence.NoCandidate:
+		r.mark()
 		r.unranked(ev)
 		r.fail(ev.At, ev.Node)
 	case *fence.NodeFailed:
 		if ev.Role == fence.Master {
+			r.mark()
 			r.fail(ev.At, ev.Node)
 		}
 	case *fence.NodeRecovered:
+		r.mark()
 		r.recovered(ev.At, ev.Node, ev.Role)
 	}
 	r.flush()
@@ -111,8 +152,12 @@ func (r *replRun) Event(ev fence.Event) {
 
 // Instant implements drive.Observer.
 func (r *replRun) Instant(at time.Duration, e *fence.Engine) {
-	r.m.Close(at)
-	r.flush()
+	if next, ok := r.ownNext(); r.stepped || at == r.end || (ok && next <= at) {
+		r.touched()
+		r.m.Close(at)
+		r.flush()
+	}
+	r.stepped = false
 	if at == r.end {
 		r.tell(repl.Final{At: at, Config: r.cfg, Summary: r.m.Summary(), Ledger: r.m.Ledger(), Workload: r.workload})
 	}

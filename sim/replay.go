@@ -58,7 +58,7 @@ func newRunner(ctx context.Context, tl *timeline.Timeline, m *statemap.Map, obs 
 	var wake func() (time.Duration, bool)
 	if tl.Repl != nil {
 		rr = newReplRun(tl, obs)
-		obs, candidate, wake = []drive.Observer{rr}, rr.m.Candidate(nil), rr.wake
+		obs, candidate, wake = []drive.Observer{rr}, rr.candidate(), rr.wake
 	}
 	e := fence.New(fence.Config{Nodes: tl.Nodes, Map: m, Policy: tl.Policy, Candidate: candidate})
 	timeout := tl.Timeout
