@@ -152,7 +152,9 @@ func (r *replRun) Event(ev fence.Event) {
 
 // Instant implements drive.Observer.
 func (r *replRun) Instant(at time.Duration, e *fence.Engine) {
-	if next, ok := r.ownNext(); r.stepped || at == r.end || (ok && next <= at) {
+	// Closing the instant makes the decisions due at it; with none due, the writes of the
+	// instant are settled later with the spell that follows.
+	if next, ok := r.ownNext(); at == r.end || (ok && next <= at) {
 		r.touched()
 		r.m.Close(at)
 		r.flush()
