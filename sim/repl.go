@@ -18,15 +18,16 @@ import (
 //     then are applied. The engine's candidate rule is the model's ranking
 //     (repl.Model.Candidate), brought to the instant first (candidate), so that it reads the
 //     positions of that instant.
-//   - A fault on a node's link (*drive.FaultSet) is how that node takes writes (repl.LinkOf);
+//   - A fault on a node's link (*drive.FaultSet) is how that node takes writes (repl.LinkOf),
+//     told to the model when it is the master's, or when the node may become the master;
 //     a failover promotes in the model too (every other replica is repointed to the new
 //     master, failed or not: the model has no later repoint); a master failed with no
 //     promotion (no candidate, or manual policy) takes no more writes; an operator's recover of
 //     a failed master makes it a replica of the master in service (or the master again, as the
 //     engine says).
-//   - At the end of an instant at which the model was told something or decides something of
-//     its own, the model closes it; at the run's last, its summary and ledger are told as a
-//     repl.Final. The model settles the others in bulk: a steady spell costs one settling,
+//   - At the end of an instant at which the model decides something, the model closes it; at
+//     the run's last, its summary and ledger are told as a repl.Final. The model settles the
+//     rest in bulk when it is next told something: a steady spell costs one settling,
 //     however many instants the engine has in it.
 //
 // The driver stops at the time of each replication event and of each decision the model makes
@@ -44,6 +45,11 @@ type replRun struct {
 	master   int           // the engine's master in service; -1 for none
 	now      time.Duration // the instant the driver runs
 	stepped  bool          // the model was told something at this instant
+	// The links of nodes other than the master, not yet told: a node's link matters to the
+	// model only while the application writes to it, so it is told when the node may become
+	// the master (promoted, recovered), and a fault on a replica costs nothing.
+	link    []repl.Link
+	pending []bool
 	// The model's next decision of its own (repl.Model.Next), kept until the model changes.
 	own     time.Duration
 	ownOK   bool
@@ -63,6 +69,7 @@ func newReplRun(tl *timeline.Timeline, obs []drive.Observer) *replRun {
 	r := &replRun{cfg: tl.Repl.Config, obs: obs, evs: tl.Repl.Events, end: tl.End, workload: tl.Repl.Workload}
 	r.m = repl.New(r.cfg)
 	r.role = make([]replRole, len(tl.Nodes))
+	r.link, r.pending = make([]repl.Link, len(tl.Nodes)), make([]bool, len(tl.Nodes))
 	r.master = r.cfg.Master
 	r.role[r.master] = asWriter
 	return r
@@ -129,8 +136,10 @@ func (r *replRun) Event(ev fence.Event) {
 	r.tell(ev)
 	switch ev := ev.(type) {
 	case *drive.FaultSet:
-		r.mark()
-		r.m.Step(ev.At, repl.SetLink{Node: ev.Node, Link: repl.LinkOf(ev.Fault)})
+		r.link[ev.Node], r.pending[ev.Node] = repl.LinkOf(ev.Fault), true
+		if ev.Node == r.master {
+			r.tellLink(ev.At, ev.Node)
+		}
 	case *fence.Failover:
 		r.mark()
 		r.promote(ev.At, ev.Node, ev.To)
@@ -186,6 +195,7 @@ func (r *replRun) promote(at time.Duration, from, to int) {
 	if r.role[from] != asWriter {
 		from = -1
 	}
+	r.tellLink(at, to)
 	var others []int
 	for j, x := range r.role {
 		if x == asReplica && j != to {
@@ -198,6 +208,15 @@ func (r *replRun) promote(at time.Duration, from, to int) {
 		r.role[from] = asOut
 	}
 	r.master = to
+}
+
+// tellLink tells the model node's link, if it changed since it was last told.
+func (r *replRun) tellLink(at time.Duration, node int) {
+	if r.pending[node] {
+		r.pending[node] = false
+		r.mark()
+		r.m.Step(at, repl.SetLink{Node: node, Link: r.link[node]})
+	}
 }
 
 // fail: master node was failed and none promoted.
@@ -216,6 +235,7 @@ func (r *replRun) recovered(at time.Duration, node int, role fence.Role) {
 	if r.role[node] != asOut {
 		return // a failed replica: it replicated all along
 	}
+	r.tellLink(at, node)
 	of := r.master
 	if role == fence.Master {
 		of, r.master = node, node
