@@ -3,7 +3,9 @@ package check
 import (
 	"context"
 	"testing"
+	"time"
 
+	"github.com/failsim/failsim/repl"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
 )
@@ -56,6 +58,28 @@ func BenchmarkReplayOnly(b *testing.B) {
 				sim.Replay(g.Trace(TraceRand(1, i)), m)
 				i++
 			}
+		})
+	}
+}
+
+// BenchmarkCheckWorkload is BenchmarkCheck with a 200 writes/s workload on every trace and the
+// replication its family adds, the workload's default properties included: compare its
+// traces/s with BenchmarkCheck's.
+//
+//	go test ./check/ -run '^$' -bench Check -benchtime 20000x
+func BenchmarkCheckWorkload(b *testing.B) {
+	m := statemap.Default()
+	w := &Workload{Rate: repl.PerSecond(200), Deadline: 2 * time.Second}
+	for _, f := range []Family{Benign, Fatal, Mixed} {
+		b.Run(f.String(), func(b *testing.B) {
+			res, err := Run(context.Background(), Config{Map: m, Family: f, Shape: DefaultShape(), Traces: b.N, Seed: 1, Workload: w})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if !res.Held() {
+				b.Fatalf("%s: %s", res.Violations[0].Property, res.Violations[0].Why)
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "traces/s")
 		})
 	}
 }

@@ -58,11 +58,12 @@ func (f Family) Applies(name string) bool {
 }
 
 // Defaults returns the properties run on family f when none are named: every one that applies,
-// in the order of property.Names.
+// in the order of property.Names, but those that judge a workload's writes (a workload adds
+// its own: Config.Workload).
 func (f Family) Defaults() []property.Spec {
 	var out []property.Spec
 	for _, n := range property.Names() {
-		if f.Applies(n) {
+		if f.Applies(n) && !property.NeedsWorkload(n) {
 			out = append(out, property.Spec{Name: n})
 		}
 	}

@@ -44,6 +44,7 @@ type Generator struct {
 	gap    time.Duration // the shortest healthy spell between two episodes on one node
 	within time.Duration // detects-death-within's fixed duration; 0 for the statemap's promise
 	start  time.Time     // the clock time of t=0 of every trace
+	work   *Workload     // every trace's workload, and the replication its family adds; nil for none
 }
 
 type blip struct {
@@ -156,6 +157,7 @@ func (g *Generator) Trace(rng *rand.Rand) *timeline.Timeline {
 // thousands of traces a second, allocating them anew each time costs more than replaying.
 type traceBuf struct {
 	tl      timeline.Timeline
+	repl    timeline.Replication
 	scratch []timeline.Event
 	idx     []int32
 }
@@ -196,6 +198,10 @@ func (g *Generator) traceInto(buf *traceBuf, rng *rand.Rand) *timeline.Timeline 
 		b.cluster()
 	}
 	tl.Events, buf.scratch = buf.sortEvents(tl.Events)
+	if g.work != nil {
+		b.replicate(*g.work, &buf.repl)
+		tl.Repl = &buf.repl
+	}
 	return tl
 }
 

@@ -16,14 +16,15 @@ import (
 // two shares belong to one run when theirs are equal. The number of workers, the output
 // format and the JUnit file are not among them: they change neither.
 type Flags struct {
-	Statemap   string   `json:"statemap"`   // --statemap as given; "" for the shipped defaults
-	Family     string   `json:"family"`     // --family: benign, fatal, mixed or all
-	Properties []string `json:"properties"` // each --property as given; none for every one that applies
-	Traces     int      `json:"traces"`     // --traces: per family
-	Seed       uint64   `json:"seed"`       // --seed
-	Out        string   `json:"out"`        // --out: where the counterexamples are written
-	Nodes      int      `json:"nodes"`      // --nodes
-	Length     string   `json:"length"`     // --length, as time.Duration writes it: "1h0m0s"
+	Statemap   string   `json:"statemap"`           // --statemap as given; "" for the shipped defaults
+	Family     string   `json:"family"`             // --family: benign, fatal, mixed or all
+	Properties []string `json:"properties"`         // each --property as given; none for every one that applies
+	Traces     int      `json:"traces"`             // --traces: per family
+	Seed       uint64   `json:"seed"`               // --seed
+	Out        string   `json:"out"`                // --out: where the counterexamples are written
+	Nodes      int      `json:"nodes"`              // --nodes
+	Length     string   `json:"length"`             // --length, as time.Duration writes it: "1h0m0s"
+	Workload   string   `json:"workload,omitempty"` // --workload as given; "" for none
 }
 
 // Outcome is what a run found on one family of traces, in the form a run prints it, a shard

@@ -55,6 +55,9 @@ func (f Flags) Header() string {
 	if f.Statemap != "" {
 		sm = f.Statemap
 	}
+	if f.Workload != "" {
+		return fmt.Sprintf("failsim check: statemap %s, seed %d, %d traces per family, %d nodes, %s each, workload %s\n", sm, f.Seed, f.Traces, f.Nodes, f.Length, f.Workload)
+	}
 	return fmt.Sprintf("failsim check: statemap %s, seed %d, %d traces per family, %d nodes, %s each\n", sm, f.Seed, f.Traces, f.Nodes, f.Length)
 }
 

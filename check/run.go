@@ -28,6 +28,9 @@ type Config struct {
 	First   int
 	Seed    uint64 // trace i is generated from a source seeded with (Seed, i)
 	Workers int    // goroutines replaying traces; <= 0 means GOMAXPROCS
+	// Workload, when not nil, gives every trace a workload and the replication its family adds
+	// (--workload); a family's defaults then add workloadDefaults.
+	Workload *Workload
 	// Progress, if not nil, is called from the workers, never concurrently, with the number of
 	// traces replayed so far.
 	Progress func(done int)
@@ -60,6 +63,10 @@ type Violation struct {
 // ErrNoTraces is returned by Run when asked for no trace (Config.Traces < 1): nothing checked
 // is nothing proved.
 var ErrNoTraces = errors.New("no trace to check")
+
+// ErrNoWorkload is why a property of the workload's writes cannot be checked: the run has no
+// workload (Config.Workload).
+var ErrNoWorkload = errors.New("the traces have no workload")
 
 const chunk = 64
 
@@ -161,14 +168,23 @@ func (cfg Config) prepare() ([]property.Spec, *Generator, error) {
 	specs := cfg.Properties
 	if len(specs) == 0 {
 		specs = cfg.Family.Defaults()
+		if cfg.Workload != nil {
+			specs = append(specs, workloadDefaults(cfg.Family)...)
+		}
 	}
 	if _, err := property.NewSet(property.Trace{}, specs...); err != nil {
 		return nil, nil, err
+	}
+	for _, s := range specs {
+		if property.NeedsWorkload(s.Name) && cfg.Workload == nil {
+			return nil, nil, fmt.Errorf("property %s judges a workload's writes: %w", s.Name, ErrNoWorkload)
+		}
 	}
 	g, err := NewGenerator(cfg.Family, cfg.Shape, cfg.Map, fixedWithin(specs))
 	if err != nil {
 		return nil, nil, err
 	}
+	g.work = cfg.Workload
 	return specs, g, nil
 }
 

@@ -257,7 +257,7 @@ func (f Flags) list() [][2]string {
 		sm = `""`
 	}
 	return [][2]string{{"statemap", sm}, {"family", f.Family}, {"property", props}, {"traces", fmt.Sprint(f.Traces)},
-		{"seed", fmt.Sprint(f.Seed)}, {"out", f.Out}, {"nodes", fmt.Sprint(f.Nodes)}, {"length", f.Length}}
+		{"seed", fmt.Sprint(f.Seed)}, {"out", f.Out}, {"nodes", fmt.Sprint(f.Nodes)}, {"length", f.Length}, {"workload", f.Workload}}
 }
 
 // flagDiff names the first flag a and b differ in: "--seed 2 where a.json has 1".

@@ -71,6 +71,18 @@ func Shrink(tl *timeline.Timeline, fails func(*timeline.Timeline) bool) (*timeli
 				}
 			}
 		}
+		// Replication events, in chunks.
+		for size := max(replCount(cur)/2, 1); size >= 1 && replCount(cur) > 0; size /= 2 {
+			for start := 0; start < replCount(cur); {
+				c := clone(cur)
+				c.Repl.Events = slices.Delete(c.Repl.Events, start, min(start+size, len(c.Repl.Events)))
+				if try(c) {
+					changed = true
+				} else {
+					start += size
+				}
+			}
+		}
 		// Replicas, last first.
 		for j := len(cur.Nodes) - 1; j >= 0 && len(cur.Nodes) > 1; j-- {
 			if j < len(cur.Nodes) && cur.Nodes[j].Role != fence.Master && try(dropNode(cur, j)) {
@@ -81,6 +93,9 @@ func Shrink(tl *timeline.Timeline, fails func(*timeline.Timeline) bool) (*timeli
 		last := time.Duration(0)
 		if n := len(cur.Events); n > 0 {
 			last = cur.Events[n-1].At
+		}
+		if n := replCount(cur); n > 0 {
+			last = max(last, cur.Repl.Events[n-1].At)
 		}
 		if end := earliest(last, cur.End, time.Second, func(t time.Duration) bool {
 			c := clone(cur)
@@ -162,6 +177,7 @@ func dropNode(tl *timeline.Timeline, j int) *timeline.Timeline {
 	c := clone(tl)
 	c.Nodes = slices.Delete(c.Nodes, j, j+1)
 	c.Events = slices.DeleteFunc(c.Events, func(e timeline.Event) bool { return e.Node == j })
+	dropReplNode(c.Repl, j)
 	for i := range c.Events {
 		if c.Events[i].Node > j {
 			c.Events[i].Node--
@@ -170,10 +186,19 @@ func dropNode(tl *timeline.Timeline, j int) *timeline.Timeline {
 	return c
 }
 
+// replCount is how many replication events tl has.
+func replCount(tl *timeline.Timeline) int {
+	if tl.Repl == nil {
+		return 0
+	}
+	return len(tl.Repl.Events)
+}
+
 func clone(tl *timeline.Timeline) *timeline.Timeline {
 	c := *tl
 	c.Nodes = slices.Clone(tl.Nodes)
 	c.Events = slices.Clone(tl.Events)
+	c.Repl = cloneRepl(tl.Repl)
 	c.Expects = nil
 	return &c
 }

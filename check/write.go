@@ -36,8 +36,13 @@ func Timeline(tl *timeline.Timeline, header []string, smPath string, props ...pr
 	if tl.Policy != fence.Automatic {
 		fmt.Fprintf(&b, "policy %s\n", tl.Policy)
 	}
+	b.WriteString(replSettings(tl.Repl))
 	b.WriteString("\n")
+	k := 0 // the next replication event: at one instant they come first, as a replay applies them
 	for _, ev := range tl.Events {
+		for ; k < replCount(tl) && tl.Repl.Events[k].At <= ev.At; k++ {
+			b.WriteString(replLine(tl, tl.Repl.Events[k]))
+		}
 		at := narrate.Clock(tl.Start, ev.At)
 		switch ev.Kind {
 		case timeline.SetFault:
@@ -51,6 +56,9 @@ func Timeline(tl *timeline.Timeline, header []string, smPath string, props ...pr
 		case timeline.SetPolicy:
 			fmt.Fprintf(&b, "%s cluster policy %s\n", at, ev.Policy)
 		}
+	}
+	for ; k < replCount(tl) && tl.Repl.Events[k].At <= tl.End; k++ {
+		b.WriteString(replLine(tl, tl.Repl.Events[k]))
 	}
 	fmt.Fprintf(&b, "%s cluster end\n\n", narrate.Clock(tl.Start, tl.End))
 	for _, p := range props {

@@ -47,6 +47,12 @@ type Config struct {
 	// before the engine is (an outcome of statemap.Undefined, a probe that ended without one, is
 	// told here and not to the engine).
 	Counted func(at time.Duration, node int, c statemap.Condition)
+	// Wake, when not nil, names a further instant the observers must be told of, like a
+	// checkpoint known only as the run goes: the next time a model run beside the engine
+	// changes of its own accord or is told something (the simulator's replication model). The
+	// driver asks it each time it plans its next instant; ok is false for none. An instant
+	// before the last one run counts as the last.
+	Wake func() (at time.Duration, ok bool)
 }
 
 // Work is what an instant asks of the adapter, in this order: make each fault real, then start
@@ -83,6 +89,7 @@ type Driver struct {
 	tick   time.Duration // the next tick that must be made
 	due    time.Duration // the first time a node needs the driver: a probe to start, or an outcome to count
 	counts time.Duration // the first time an outcome counts
+	woke   time.Duration // the instant Config.Wake named when the next instant was planned
 
 	fault  FaultSet      // the note told of last, reused
 	faults []FaultChange // the open instant's Work
@@ -143,7 +150,7 @@ func (d *Driver) Begin(t time.Duration) Work {
 		panic(fmt.Sprintf("drive: Begin(%v), but the next instant is %v", t, next))
 	}
 	d.open, d.fresh, d.last = true, false, t
-	if t == d.tick && t < d.due && t != d.cfg.End && !d.actionAt(t) && !d.checkpointAt(t) {
+	if t == d.tick && t < d.due && t != d.cfg.End && !d.actionAt(t) && !d.checkpointAt(t) && t != d.woke {
 		// Nothing but the tick at this instant: if it decides nothing, the observers have
 		// nothing to look at.
 		d.lone = true

@@ -16,6 +16,8 @@ func (d *Driver) plan() {
 	if d.cp < len(d.cfg.Checkpoints) {
 		t = min(t, d.cfg.Checkpoints[d.cp])
 	}
+	d.woke = max(d.wakeAt(), d.last)
+	t = min(t, d.woke)
 	starts, counts := Never, Never
 	for i := range d.nodes {
 		p := &d.nodes[i]

@@ -64,6 +64,8 @@ func newExpectation(tl *timeline.Timeline, m *statemap.Map, names []string, x ti
 			panic("expect: a property the timeline parser checked does not build: " + err.Error())
 		}
 		return propertyHolds{s}
+	case timeline.ExpectOutage, timeline.ExpectUnavailable, timeline.ExpectLostWrites:
+		return &client{x: x, start: tl.Start}
 	}
 	panic("expect: an expectation of no kind")
 }

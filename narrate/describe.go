@@ -62,6 +62,9 @@ func Describe(names []string, ev fence.Event) string {
 	case *drive.FaultSet:
 		return names[ev.Node] + " fault " + ev.Fault.String()
 	}
+	if s, ok := describeRepl(names, ev); ok {
+		return s
+	}
 	return fmt.Sprintf("%T", ev)
 }
 

@@ -85,6 +85,8 @@ func JSON(start time.Time, names []string, ev fence.Event) EventJSON {
 		j.Coord = &c
 	case *drive.FaultSet:
 		j.Event, j.Node, j.Detail = "fault", names[ev.Node], ev.Fault.String()
+	default:
+		replJSON(&j, names, ev)
 	}
 	return j
 }

@@ -38,7 +38,7 @@ const (
 )
 
 // names are the properties in the order failsim check runs and reports them.
-var names = [...]string{NoFalseFailover, DetectsDeathWithin, SingleMaster, NoFenceInMaintenance, OnlyCoordinatorFences, SelfHealResets}
+var names = [...]string{NoFalseFailover, DetectsDeathWithin, SingleMaster, NoFenceInMaintenance, OnlyCoordinatorFences, SelfHealResets, MaxOutage, NoAckedWriteLost}
 
 // Names returns the built-in properties' names in the order failsim check runs and reports
 // them.
@@ -94,6 +94,11 @@ func New(s Spec, tr Trace) (Property, error) {
 		return &noFenceInMaintenance{judge: j, names: tr.Names, maint: tr.Policy == fence.Maintenance}, nil
 	case OnlyCoordinatorFences:
 		return newOnlyCoordinator(j, tr), nil
+	case MaxOutage:
+		d, _ := time.ParseDuration(s.Arg)
+		return &maxOutage{judge: j, max: d}, nil
+	case NoAckedWriteLost:
+		return &noAckedWriteLost{judge: j, names: tr.Names}, nil
 	}
 	return &selfHeal{judge: j, names: tr.Names}, nil
 }

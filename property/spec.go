@@ -21,6 +21,9 @@ func NewSpec(name string, args []string) (Spec, error) {
 	if !slices.Contains(names[:], name) {
 		return Spec{}, fmt.Errorf("unknown property %q: want one of %s", name, strings.Join(names[:], ", "))
 	}
+	if NeedsWorkload(name) {
+		return clientSpec(name, args)
+	}
 	switch {
 	case name == DetectsDeathWithin && len(args) == 1:
 		if d, err := time.ParseDuration(args[0]); err != nil || d <= 0 {

@@ -15,8 +15,13 @@ func TestParseSpec(t *testing.T) {
 		"detects-death-within=90s": "",
 		"detects-death-within=x":   `detects-death-within: "x" is not a positive duration such as 90s or 2m`,
 		"detects-death-within=0s":  `detects-death-within: "0s" is not a positive duration such as 90s or 2m`,
-		"nope":                     `unknown property "nope": want one of no-false-failover, detects-death-within, single-master, no-fence-in-maintenance, only-coordinator-fences, self-heal-resets`,
+		"nope":                     `unknown property "nope": want one of no-false-failover, detects-death-within, single-master, no-fence-in-maintenance, only-coordinator-fences, self-heal-resets, max-outage, no-acked-write-lost`,
 		"self-heal-resets=1":       `self-heal-resets takes no argument, got "1"`,
+		"max-outage=90s":           "",
+		"max-outage":               `max-outage takes one duration, such as max-outage=90s`,
+		"max-outage=long":          `max-outage: "long" is not a duration such as 90s`,
+		"no-acked-write-lost":      "",
+		"no-acked-write-lost=3":    `no-acked-write-lost takes no argument, got "3"`,
 	} {
 		s, err := property.ParseSpec(in)
 		if (err == nil) != (want == "") || (err != nil && err.Error() != want) {

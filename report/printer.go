@@ -9,6 +9,7 @@ import (
 
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/narrate"
+	"github.com/failsim/failsim/repl"
 )
 
 // Format is the output format of an event log and its summary.
@@ -44,8 +45,8 @@ func (p *Printer) Instant(time.Duration, *fence.Engine) {}
 
 // Event implements drive.Observer.
 func (p *Printer) Event(ev fence.Event) {
-	if p.err != nil {
-		return
+	if _, final := ev.(repl.Final); p.err != nil || final {
+		return // the replication summary is the verdict's, not the log's
 	}
 	if p.format == JSON {
 		p.json(narrate.JSON(p.start, p.names, ev))

@@ -23,6 +23,7 @@ type Report struct {
 	why       map[int]string   // index in fences -> the expiry that caused it
 	active    int              // alarms raised and not yet healed, cleared or expired
 	buf       []fence.AlarmView
+	repl      replStory // the replication model's run, if the timeline has one
 }
 
 // nodeStory is what the report keeps of one node: the conditions it showed, how far their
@@ -133,6 +134,8 @@ func (r *Report) Event(ev fence.Event) {
 		r.fences = append(r.fences, fenceStory{kind: fence.KindNoCandidate, at: ev.At, node: ev.Node, cond: ev.Condition, ineligible: ev.Ineligible})
 	case *fence.ManagerDown:
 		r.nodes[ev.Node].downEver = append(r.nodes[ev.Node].downEver, ev.At)
+	default:
+		r.replEvent(ev)
 	}
 }
 
@@ -189,7 +192,7 @@ func (r *Report) Verdict() []string {
 				out = append(out, "  not eligible: "+narrate.Ineligible(r.names, ev.ineligible))
 			}
 		}
-		return out
+		return append(out, r.replVerdict()...)
 	}
 	out = append(out, "no failover")
 	for i := range r.nodes {
@@ -225,7 +228,7 @@ func (r *Report) Verdict() []string {
 	if len(out) == 1 {
 		out = append(out, "  every node stayed online")
 	}
-	return out
+	return append(out, r.replVerdict()...)
 }
 
 // whyNot says why condition c on a node did not fail the cluster over; "" when the node's

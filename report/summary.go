@@ -20,14 +20,16 @@ type failoverJSON struct {
 // summaryJSON is the last object of a JSON event log.
 type summaryJSON struct {
 	Summary struct {
-		File         string          `json:"file"`
-		Failover     bool            `json:"failover"`
-		Failovers    []failoverJSON  `json:"failovers"`
-		NoCandidate  []failoverJSON  `json:"no_candidate,omitempty"`
-		Verdict      []string        `json:"verdict"`
-		Expectations []expect.Result `json:"expectations"`
-		Held         int             `json:"held"`
-		Failed       int             `json:"failed"`
+		File         string            `json:"file"`
+		Failover     bool              `json:"failover"`
+		Failovers    []failoverJSON    `json:"failovers"`
+		NoCandidate  []failoverJSON    `json:"no_candidate,omitempty"`
+		Verdict      []string          `json:"verdict"`
+		Availability *availabilityJSON `json:"availability,omitempty"`
+		Ledger       *ledgerJSON       `json:"ledger,omitempty"`
+		Expectations []expect.Result   `json:"expectations"`
+		Held         int               `json:"held"`
+		Failed       int               `json:"failed"`
 	} `json:"summary"`
 }
 
@@ -53,6 +55,7 @@ func (p *Printer) Summary(file string, r *Report, results []expect.Result) error
 			s.Summary.NoCandidate = append(s.Summary.NoCandidate, failoverJSON{T: ev.At.Seconds(), Time: narrate.Clock(p.start, ev.At), From: p.names[ev.Node], Condition: ev.Condition.String()})
 		}
 		s.Summary.Verdict = r.Verdict()
+		s.Summary.Availability, s.Summary.Ledger = r.replJSON(p.start)
 		s.Summary.Expectations = results
 		s.Summary.Held, s.Summary.Failed = held, len(results)-held
 		p.json(s)

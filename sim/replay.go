@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"time"
 
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
@@ -48,10 +49,18 @@ type runner struct {
 	steps uint // instants run, to look at ctx now and then
 	e     *fence.Engine
 	d     *drive.Driver
+	repl  *replRun // the replication model beside the engine; nil when the timeline has none
 }
 
 func newRunner(ctx context.Context, tl *timeline.Timeline, m *statemap.Map, obs []drive.Observer) *runner {
-	e := fence.New(fence.Config{Nodes: tl.Nodes, Map: m, Policy: tl.Policy})
+	var rr *replRun
+	var candidate fence.CandidateRule // nil: fence.FirstEligible
+	var wake func() (time.Duration, bool)
+	if tl.Repl != nil {
+		rr = newReplRun(tl, obs)
+		obs, candidate, wake = []drive.Observer{rr}, rr.candidate(), rr.wake
+	}
+	e := fence.New(fence.Config{Nodes: tl.Nodes, Map: m, Policy: tl.Policy, Candidate: candidate})
 	timeout := tl.Timeout
 	d := drive.New(e, drive.Config{
 		Interval:    tl.Interval,
@@ -59,8 +68,9 @@ func newRunner(ctx context.Context, tl *timeline.Timeline, m *statemap.Map, obs 
 		Checkpoints: tl.Checkpoints(),
 		End:         tl.End,
 		Foresee:     func(f fault.Fault) drive.Outcome { return faultmodel.Predict(f, timeout) },
+		Wake:        wake,
 	}, obs...)
-	return &runner{ctx: ctx, e: e, d: d}
+	return &runner{ctx: ctx, e: e, d: d, repl: rr}
 }
 
 func (r *runner) run() error {
@@ -74,6 +84,9 @@ func (r *runner) run() error {
 			}
 		}
 		t := r.d.Next()
+		if r.repl != nil {
+			r.repl.begin(t)
+		}
 		r.d.Begin(t) // the driver foresees every probe: there is none to start or report
 		r.d.Close()
 	}

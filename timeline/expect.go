@@ -28,6 +28,15 @@ const (
 	ExpectAt
 	// ExpectProperty: "expect property NAME [ARG]": Property holds over the replay.
 	ExpectProperty
+	// ExpectOutage: "expect outage at most DURATION": the longest run with no acknowledged
+	// write lasts at most Max. Needs a workload.
+	ExpectOutage
+	// ExpectUnavailable: "expect unavailable at most DURATION": the failed writes at the
+	// workload's rate stand for at most Max. Needs a workload.
+	ExpectUnavailable
+	// ExpectLostWrites: "expect lost writes N" (exactly Count) or "expect lost writes at most
+	// N" (AtMost): acknowledged writes lost at failovers. Needs a workload.
+	ExpectLostWrites
 )
 
 // Expect is one "expect" statement of a timeline, as data: what it states, never a judgement
@@ -52,6 +61,11 @@ type Expect struct {
 	Want string
 	// Property is ExpectProperty's property, checked.
 	Property property.Spec
+	// Max is ExpectOutage's and ExpectUnavailable's bound.
+	Max time.Duration
+	// Count is ExpectLostWrites' count; AtMost says it is a bound, not the exact count.
+	Count  int64
+	AtMost bool
 }
 
 // Window is an inclusive span of virtual time, [After, By]; a bound not given is open.

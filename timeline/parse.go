@@ -38,6 +38,7 @@ type parser struct {
 	events   bool          // an event has been read
 	endSeen  bool
 	settings map[string]int
+	prec     map[int]int // the cluster line's precedences, by node index
 }
 
 func (p *parser) errf(format string, args ...any) error {
@@ -82,7 +83,7 @@ func (p *parser) parse(data []byte) error {
 		}
 		p.tl.End = p.last + DefaultTail
 	}
-	return nil
+	return p.finishRepl()
 }
 
 // spanWords says what MaxSpan is, for errors.
@@ -97,7 +98,7 @@ func (p *parser) statement(w []string) error {
 			return p.errf("a second cluster statement: a timeline describes one cluster; cluster events start with a time, e.g. \"21:40:00 cluster policy maintenance\"")
 		}
 		return p.cluster(w[1:])
-	case "checker", "statemap", "policy", "start", "family":
+	case "checker", "statemap", "policy", "start", "family", "workload", "replication":
 		if p.events {
 			return p.errf("%q must come before the first event", w[0])
 		}
@@ -128,6 +129,7 @@ func (p *parser) cluster(w []string) error {
 		if !ok {
 			return p.errf("node %q: want NAME:master or NAME:replica", spec)
 		}
+		role, prec, hasPrec := strings.Cut(role, ":")
 		if !nodeName.MatchString(name) || name == "cluster" {
 			return p.errf("node name %q: want a letter, then letters, digits, '_', '.' or '-' (and not \"cluster\")", name)
 		}
@@ -140,6 +142,11 @@ func (p *parser) cluster(w []string) error {
 		}
 		if r == fence.Master {
 			masters++
+		}
+		if hasPrec {
+			if err := p.precedence(len(nodes), name, prec); err != nil {
+				return err
+			}
 		}
 		p.nodes[name] = len(nodes)
 		nodes = append(nodes, fence.NodeConfig{Name: name, Role: r})
@@ -194,6 +201,8 @@ func (p *parser) setting(w []string) error {
 			return p.errf("policy %q: want automatic, manual or maintenance", args[0])
 		}
 		p.tl.Policy = pol
+	case "workload", "replication":
+		return p.replSetting(w)
 	case "family":
 		if len(args) != 1 || (args[0] != FamilyBenign && args[0] != FamilyFatal && args[0] != FamilyMixed) {
 			return p.errf("family takes the failsim check family the trace was generated in: benign, fatal or mixed")
@@ -307,6 +316,8 @@ func (p *parser) event(w []string) error {
 				return p.errf("recover takes no argument")
 			}
 			ev.Kind = Recover
+		case replEventWords[rest[0]]:
+			return p.replEvent(at, i, target, rest)
 		default:
 			f, err := fault.Parse(rest)
 			if err != nil {

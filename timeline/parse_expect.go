@@ -14,6 +14,9 @@ func (p *parser) expect(w []string) (Expect, error) {
 	if len(w) == 0 {
 		return Expect{}, p.errf("expect what? %s", usage)
 	}
+	if x, ok, err := p.replExpect(x, w); ok {
+		return x, err
+	}
 	switch {
 	case len(w) == 2 && w[0] == "no" && w[1] == "failover":
 		x.Kind = ExpectNoFailover

@@ -47,6 +47,7 @@ type Timeline struct {
 	Events       []Event            // in time order (file order among equal times)
 	End          time.Duration      // the replay's last instant: "cluster end", or the last event plus DefaultTail
 	Expects      []Expect           // in file order
+	Repl         *Replication       // the workload, replication settings and events; nil for none (see Replication)
 }
 
 // Names returns the names of the timeline's nodes, in cluster order: what a printer or a

@@ -58,6 +58,7 @@ type checkFlags struct {
 	report           bool
 	format, junit    string
 	shard            string
+	workload         string
 }
 
 func (m *Main) checkCmd() *cobra.Command {
@@ -89,6 +90,7 @@ run prints, with its exit status.`,
 	c.MarkFlagDirname("out")
 	f.IntVar(&o.nodes, "nodes", check.DefaultShape().Nodes, "cluster size `N` of each trace; the first node is the master")
 	f.DurationVar(&o.length, "length", check.DefaultShape().Length, "virtual time each trace spans, a `DURATION`")
+	f.StringVar(&o.workload, "workload", "", "give every trace a workload, `writes=N/s,deadline=D` (the timeline's words joined by commas), and replication: lags, frozen links, stopped replicators, semisync")
 	f.IntVar(&o.workers, "workers", 0, "`N` traces replayed in parallel (default: every core)")
 	logLevelVar(c, &o.logLevel)
 	f.BoolVar(&o.report, "report", false, "write an HTML report beside each counterexample timeline (failsim report)")
@@ -120,6 +122,14 @@ func (m *Main) runCheck(ctx context.Context, o *checkFlags) error {
 		if !applies {
 			return usageErr(fmt.Errorf("--property %s is not judged on %s traces", s.Name, o.family), propertyHint(s.Name))
 		}
+	}
+	var work *check.Workload
+	if o.workload != "" {
+		w, err := check.ParseWorkload(o.workload)
+		if err != nil {
+			return usageErr(fmt.Errorf("--workload %s: %w", o.workload, err), "--workload writes=200/s,deadline=2s")
+		}
+		work = &w
 	}
 	if o.traces < 1 {
 		return usageErr(fmt.Errorf("--traces %d: %w: want --traces of at least 1", o.traces, check.ErrNoTraces), "a run that checks no trace proves nothing")
@@ -170,7 +180,7 @@ func (m *Main) runCheck(ctx context.Context, o *checkFlags) error {
 		if len(o.specs) > 0 && len(props) == 0 {
 			continue
 		}
-		cfg := check.Config{Map: sm, Family: f, Properties: props, Shape: shape, Traces: o.traces, Seed: o.seed, Workers: o.workers}
+		cfg := check.Config{Map: sm, Family: f, Properties: props, Shape: shape, Traces: o.traces, Seed: o.seed, Workers: o.workers, Workload: work}
 		if shards > 0 {
 			cfg.First, cfg.Traces = check.ShardRange(shard, shards, o.traces)
 		}
@@ -179,12 +189,15 @@ func (m *Main) runCheck(ctx context.Context, o *checkFlags) error {
 			if errors.Is(err, check.ErrNothingFatal) {
 				hint = "give some condition action fail with a threshold, check a longer --length, or use --family benign"
 			}
+			if errors.Is(err, check.ErrNoWorkload) {
+				hint = "give the traces a workload: --workload writes=200/s,deadline=2s"
+			}
 			return usageErr(err, hint)
 		}
 		runs = append(runs, cfg)
 	}
 	flags := check.Flags{Statemap: o.statemap, Family: o.family, Properties: []string{}, Traces: o.traces, Seed: o.seed, Out: o.out,
-		Nodes: shape.Nodes, Length: shape.Length.String()}
+		Nodes: shape.Nodes, Length: shape.Length.String(), Workload: o.workload}
 	for _, sp := range o.specs {
 		if sp.Arg != "" {
 			sp.Name += "=" + sp.Arg // as --property takes it

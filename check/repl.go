@@ -1,0 +1,176 @@
+package check
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/failsim/failsim/narrate"
+	"github.com/failsim/failsim/property"
+	"github.com/failsim/failsim/repl"
+	"github.com/failsim/failsim/timeline"
+)
+
+// Workload is failsim check's --workload: every trace gets a workload of Rate with Deadline,
+// and the families add replication to their traces (see replicate).
+type Workload struct {
+	Rate     repl.Rate
+	Deadline time.Duration
+}
+
+// ParseWorkload reads --workload's value: the timeline's workload statement with its words
+// joined by commas, "writes=200/s,deadline=2s".
+func ParseWorkload(s string) (Workload, error) {
+	r, err := timeline.ParseWorkload(strings.Split(s, ","))
+	if err != nil {
+		return Workload{}, err
+	}
+	return Workload{Rate: r.Config.Rate, Deadline: r.Config.Deadline}, nil
+}
+
+// String writes the workload as --workload takes it.
+func (w Workload) String() string {
+	per := w.Rate.Per.String()
+	if w.Rate.Per == time.Second {
+		per = "s"
+	}
+	return fmt.Sprintf("writes=%d/%s,deadline=%s", w.Rate.Writes, per, w.Deadline)
+}
+
+// workloadDefaults are the properties a workload adds to a family's defaults:
+// no-acked-write-lost on benign traces, where no master is fenced and so nothing may be lost.
+// Elsewhere a fatal fault under async with a lagging replica loses writes by design, and under
+// semisync a fallback to async may too: name it with --property to judge it there.
+func workloadDefaults(f Family) []property.Spec {
+	if f == Benign {
+		return []property.Spec{{Name: property.NoAckedWriteLost}}
+	}
+	return nil
+}
+
+// replicate gives trace b the workload w and the replication its family adds: semisync on
+// about every other trace, and on each replica, independently, a stream lag (up to a minute,
+// sometimes back to none later), a frozen link that heals, and a replicator stopped for a
+// while. The fault events are made first, from the same random source, so a trace's faults
+// are the same with and without a workload.
+func (b *builder) replicate(w Workload, r *timeline.Replication) {
+	L := b.g.shape.Length
+	*r = timeline.Replication{
+		Config:   repl.Config{Nodes: len(b.g.nodes), Master: 0, Rate: w.Rate, Deadline: w.Deadline},
+		Workload: true,
+		Events:   r.Events[:0],
+	}
+	if b.rng.IntN(2) == 0 {
+		r.Config.Mode = repl.Semisync
+	}
+	add := func(at time.Duration, in repl.Input) {
+		if at < L {
+			r.Events = append(r.Events, timeline.ReplEvent{At: at, Input: in})
+		}
+	}
+	for j := 1; j < len(b.g.nodes); j++ {
+		if b.rng.IntN(2) == 0 {
+			at := b.between(0, L/2)
+			add(at, repl.SetLag{Node: j, Lag: b.between(0, time.Minute)})
+			if b.rng.IntN(2) == 0 {
+				add(at+b.between(time.Minute, L/2), repl.SetLag{Node: j})
+			}
+		}
+		if b.rng.IntN(3) == 0 {
+			at := b.between(0, L)
+			add(at, repl.SetStream{Node: j, Frozen: true})
+			add(at+b.between(10*time.Second, 20*time.Minute), repl.SetStream{Node: j})
+		}
+		if b.rng.IntN(4) == 0 {
+			at := b.between(0, L)
+			add(at, repl.SetReplicator{Node: j})
+			add(at+b.between(10*time.Second, 20*time.Minute), repl.SetReplicator{Node: j, Running: true})
+		}
+	}
+	slices.SortStableFunc(r.Events, func(a, b timeline.ReplEvent) int { return cmp.Compare(a.At, b.At) })
+}
+
+// cloneRepl returns a copy of r that shares nothing with it; nil for nil.
+func cloneRepl(r *timeline.Replication) *timeline.Replication {
+	if r == nil {
+		return nil
+	}
+	c := *r
+	c.Events = slices.Clone(r.Events)
+	c.Config.Precedence = slices.Clone(r.Config.Precedence)
+	return &c
+}
+
+// dropReplNode removes node j from r: its replication events, and the node from the others'.
+func dropReplNode(r *timeline.Replication, j int) {
+	if r == nil {
+		return
+	}
+	r.Config.Nodes--
+	if r.Config.Master > j {
+		r.Config.Master--
+	}
+	r.Config.Precedence = nil
+	r.Events = slices.DeleteFunc(r.Events, func(e timeline.ReplEvent) bool { return replNode(e.Input) == j })
+	for i, e := range r.Events {
+		if n := replNode(e.Input); n > j {
+			r.Events[i].Input = renumber(e.Input, n-1)
+		}
+	}
+}
+
+func replNode(in repl.Input) int {
+	switch in := in.(type) {
+	case repl.SetLag:
+		return in.Node
+	case repl.SetApplyLag:
+		return in.Node
+	case repl.SetStream:
+		return in.Node
+	case repl.SetReplicator:
+		return in.Node
+	}
+	panic(fmt.Sprintf("check: a replication event %T", in))
+}
+
+func renumber(in repl.Input, n int) repl.Input {
+	switch in := in.(type) {
+	case repl.SetLag:
+		in.Node = n
+		return in
+	case repl.SetApplyLag:
+		in.Node = n
+		return in
+	case repl.SetStream:
+		in.Node = n
+		return in
+	case repl.SetReplicator:
+		in.Node = n
+		return in
+	}
+	panic(fmt.Sprintf("check: a replication event %T", in))
+}
+
+// replSettings writes a trace's workload and replication statements.
+func replSettings(r *timeline.Replication) string {
+	if r == nil {
+		return ""
+	}
+	var b strings.Builder
+	if r.Workload {
+		per := r.Config.Rate.Per.String()
+		if r.Config.Rate.Per == time.Second {
+			per = "s"
+		}
+		fmt.Fprintf(&b, "workload writes=%d/%s deadline=%s\n", r.Config.Rate.Writes, per, r.Config.Deadline)
+	}
+	fmt.Fprintf(&b, "replication %s\n", r.Config.Mode)
+	return b.String()
+}
+
+// replLine writes replication event e of tl as a timeline line.
+func replLine(tl *timeline.Timeline, e timeline.ReplEvent) string {
+	return fmt.Sprintf("%s %s %s\n", narrate.Clock(tl.Start, e.At), tl.Nodes[replNode(e.Input)].Name, narrate.ReplInput(e.Input))
+}

@@ -1,0 +1,30 @@
+package property_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/failsim/failsim/timeline"
+)
+
+// The client's properties on a timeline with a workload: a lagging replica promoted loses
+// writes and the failover leaves a short outage.
+func TestClientProperties(t *testing.T) {
+	text := "cluster db1:master db2:replica\nworkload writes=10/s\n00:00:00 db2 lag 5s\n00:01:01 db1 refuse\n00:02:00 cluster end\n" +
+		"expect property no-acked-write-lost\nexpect property max-outage=2s\nexpect property max-outage 1s\n"
+	want := map[string]string{
+		"expect property no-acked-write-lost": "00:01:03: lost 29 acknowledged writes of db1 (positions 582..610) when db2 was promoted",
+		"expect property max-outage 1s":       "00:01:01: no write was acknowledged for 2s, until 00:01:03 (20 writes failed): longer than 1s",
+	}
+	for _, r := range judge(t, text) {
+		why, bad := want[r.Text]
+		if r.Held == bad || r.Why != why {
+			t.Errorf("%s: held %v (%s), want held %v (%s)", r.Text, r.Held, r.Why, !bad, why)
+		}
+	}
+	// Without a workload they mean nothing: refused.
+	_, err := timeline.Parse("t.timeline", []byte("cluster db1:master\nexpect property max-outage=1m\n"))
+	if err == nil || !strings.HasPrefix(err.Error(), `t.timeline:2: "expect property max-outage=1m" needs a workload`) {
+		t.Errorf("no workload: %v", err)
+	}
+}

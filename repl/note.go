@@ -1,0 +1,44 @@
+package repl
+
+import "time"
+
+// The notes below are what a replay that runs a Model beside the engine tells its observers
+// besides the model's decisions (which it tells as the Decision values Ready returns). Like the
+// decisions they are values, each implementing When, so that they are fence.Events; unlike the
+// engine's decisions, nothing reuses them.
+
+// Applied: input Input (a timeline's replication event: SetLag, SetApplyLag, SetStream or
+// SetReplicator) was applied at At.
+type Applied struct {
+	At    time.Duration
+	Input Input
+}
+
+// Unranked: at At master Master was failed and the engine promoted none, because the ranking
+// found no candidate among the replicas the engine found eligible. Standings is every node's
+// standing then, in cluster order: Excluded says why each was no candidate.
+type Unranked struct {
+	At        time.Duration
+	Master    int
+	Standings []Standing
+}
+
+// Final is the model at the end of a run: the client's view (Summary) and the ledger of
+// acknowledged writes (Ledger), with the settings they were made under. It is told once, at
+// the run's last instant, before the observers look at that instant.
+type Final struct {
+	At       time.Duration
+	Config   Config // as the model was given it: zero Timeout and LagCap stand for the defaults
+	Summary  Summary
+	Ledger   []Entry
+	Workload bool // a workload issued writes (Config.Rate is not zero)
+}
+
+// When implements fence.Event.
+func (n Applied) When() time.Duration { return n.At }
+
+// When implements fence.Event.
+func (n Unranked) When() time.Duration { return n.At }
+
+// When implements fence.Event.
+func (n Final) When() time.Duration { return n.At }

@@ -1,0 +1,264 @@
+package sim
+
+import (
+	"time"
+
+	"github.com/failsim/failsim/drive"
+	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/repl"
+	"github.com/failsim/failsim/timeline"
+)
+
+// replRun runs package repl's model beside the engine, for a timeline that says something of
+// replication (timeline.Replication). It is the one observer the driver tells: it feeds the
+// model what the run decides and tells the replay's observers each event, the model's
+// decisions and notes among them, in time order.
+//
+//   - Before each instant the driver runs (begin), the timeline's replication events due by
+//     then are applied. The engine's candidate rule is the model's ranking
+//     (repl.Model.Candidate), brought to the instant first (candidate), so that it reads the
+//     positions of that instant.
+//   - A fault on a node's link (*drive.FaultSet) is how that node takes writes (repl.LinkOf),
+//     told to the model when it is the master's, or when the node may become the master;
+//     a failover promotes in the model too (every other replica is repointed to the new
+//     master, failed or not: the model has no later repoint); a master failed with no
+//     promotion (no candidate, or manual policy) takes no more writes; an operator's recover of
+//     a failed master makes it a replica of the master in service (or the master again, as the
+//     engine says).
+//   - At the end of an instant at which the model decides something, the model closes it; at
+//     the run's last, its summary and ledger are told as a repl.Final. The model settles the
+//     rest in bulk when it is next told something: a steady spell costs one settling,
+//     however many instants the engine has in it.
+//
+// The driver stops at the time of each replication event and of each decision the model makes
+// of its own accord (a promoted master becoming writable, semisync falling back or returning):
+// wake names them (drive.Config.Wake), so the observers are told of those instants too.
+type replRun struct {
+	m        *repl.Model
+	cfg      repl.Config
+	obs      []drive.Observer
+	evs      []timeline.ReplEvent
+	next     int // the next of evs to apply
+	end      time.Duration
+	workload bool
+	role     []replRole    // what each node is to the model
+	master   int           // the engine's master in service; -1 for none
+	now      time.Duration // the instant the driver runs
+	stepped  bool          // the model was told something at this instant
+	// The links of nodes other than the master, not yet told: a node's link matters to the
+	// model only while the application writes to it, so it is told when the node may become
+	// the master (promoted, recovered), and a fault on a replica costs nothing.
+	link    []repl.Link
+	pending []bool
+	// The model's next decision of its own (repl.Model.Next), kept until the model changes.
+	own     time.Duration
+	ownOK   bool
+	ownSure bool
+}
+
+// replRole is what a node is to the model, as the engine's decisions made it.
+type replRole uint8
+
+const (
+	asReplica replRole = iota
+	asWriter
+	asOut // a master failed over or failed
+)
+
+func newReplRun(tl *timeline.Timeline, obs []drive.Observer) *replRun {
+	r := &replRun{cfg: tl.Repl.Config, obs: obs, evs: tl.Repl.Events, end: tl.End, workload: tl.Repl.Workload}
+	r.m = repl.New(r.cfg)
+	r.role = make([]replRole, len(tl.Nodes))
+	r.link, r.pending = make([]repl.Link, len(tl.Nodes)), make([]bool, len(tl.Nodes))
+	r.master = r.cfg.Master
+	r.role[r.master] = asWriter
+	return r
+}
+
+// wake returns the next instant the driver must stop at for the model: its next replication
+// event or its next decision of its own, whichever is first.
+func (r *replRun) wake() (time.Duration, bool) {
+	at, ok := r.ownNext()
+	if r.next < len(r.evs) && (!ok || r.evs[r.next].At < at) {
+		at, ok = r.evs[r.next].At, true
+	}
+	return at, ok
+}
+
+// ownNext is the model's Next, worked out again only once the model changed (touched).
+func (r *replRun) ownNext() (time.Duration, bool) {
+	if !r.ownSure {
+		r.own, r.ownOK = r.m.Next()
+		r.ownSure = true
+	}
+	return r.own, r.ownOK
+}
+
+// mark notes that the model is told something at this instant.
+func (r *replRun) mark() {
+	r.stepped = true
+	r.touched()
+}
+
+// touched notes that the model may have changed: its next decision is to be worked out again.
+func (r *replRun) touched() { r.ownSure = false }
+
+// begin brings the model to instant t, which the driver is about to run: the replication
+// events due by t first, each at its time.
+func (r *replRun) begin(t time.Duration) {
+	for r.next < len(r.evs) && r.evs[r.next].At <= t {
+		e := r.evs[r.next]
+		r.next++
+		r.touched()
+		r.m.Begin(e.At)
+		r.flush()
+		r.m.Step(e.At, e.Input)
+		r.tell(repl.Applied{At: e.At, Input: e.Input})
+		r.flush()
+	}
+	r.now, r.stepped = t, r.next > 0 && r.evs[r.next-1].At == t
+}
+
+// candidate returns the engine's candidate rule: the model's ranking at the instant the driver
+// runs.
+func (r *replRun) candidate() fence.CandidateRule {
+	rank := r.m.Candidate(nil)
+	return func(c fence.Cluster, eligible func(int) bool) int {
+		r.touched()
+		r.m.Begin(r.now)
+		return rank(c, eligible)
+	}
+}
+
+// Event implements drive.Observer.
+func (r *replRun) Event(ev fence.Event) {
+	r.flush()
+	r.tell(ev)
+	switch ev := ev.(type) {
+	case *drive.FaultSet:
+		r.link[ev.Node], r.pending[ev.Node] = repl.LinkOf(ev.Fault), true
+		if ev.Node == r.master {
+			r.tellLink(ev.At, ev.Node)
+		}
+	case *fence.Failover:
+		r.mark()
+		r.promote(ev.At, ev.Node, ev.To)
+	case *fence.NoCandidate:
+		r.mark()
+		r.unranked(ev)
+		r.fail(ev.At, ev.Node)
+	case *fence.NodeFailed:
+		if ev.Role == fence.Master {
+			r.mark()
+			r.fail(ev.At, ev.Node)
+		}
+	case *fence.NodeRecovered:
+		r.mark()
+		r.recovered(ev.At, ev.Node, ev.Role)
+	}
+	r.flush()
+}
+
+// Instant implements drive.Observer.
+func (r *replRun) Instant(at time.Duration, e *fence.Engine) {
+	// Closing the instant makes the decisions due at it; with none due, the writes of the
+	// instant are settled later with the spell that follows.
+	if next, ok := r.ownNext(); at == r.end || (ok && next <= at) {
+		r.touched()
+		r.m.Close(at)
+		r.flush()
+	}
+	r.stepped = false
+	if at == r.end {
+		r.tell(repl.Final{At: at, Config: r.cfg, Summary: r.m.Summary(), Ledger: r.m.Ledger(), Workload: r.workload})
+	}
+	for _, o := range r.obs {
+		o.Instant(at, e)
+	}
+}
+
+func (r *replRun) tell(ev fence.Event) {
+	for _, o := range r.obs {
+		o.Event(ev)
+	}
+}
+
+// flush tells the model's decisions so far.
+func (r *replRun) flush() {
+	for _, d := range r.m.Ready() {
+		r.tell(d)
+	}
+}
+
+// promote: the engine failed master from over to to.
+func (r *replRun) promote(at time.Duration, from, to int) {
+	if r.role[from] != asWriter {
+		from = -1
+	}
+	r.tellLink(at, to)
+	var others []int
+	for j, x := range r.role {
+		if x == asReplica && j != to {
+			others = append(others, j)
+		}
+	}
+	r.m.Step(at, repl.Promote{Node: to, From: from, Repoint: others})
+	r.role[to] = asWriter
+	if from >= 0 {
+		r.role[from] = asOut
+	}
+	r.master = to
+}
+
+// tellLink tells the model node's link, if it changed since it was last told.
+func (r *replRun) tellLink(at time.Duration, node int) {
+	if r.pending[node] {
+		r.pending[node] = false
+		r.mark()
+		r.m.Step(at, repl.SetLink{Node: node, Link: r.link[node]})
+	}
+}
+
+// fail: master node was failed and none promoted.
+func (r *replRun) fail(at time.Duration, node int) {
+	if r.role[node] == asWriter {
+		r.m.Step(at, repl.Fail{Node: node})
+		r.role[node] = asOut
+	}
+	if r.master == node {
+		r.master = -1
+	}
+}
+
+// recovered: the engine returned node to service as role.
+func (r *replRun) recovered(at time.Duration, node int, role fence.Role) {
+	if r.role[node] != asOut {
+		return // a failed replica: it replicated all along
+	}
+	r.tellLink(at, node)
+	of := r.master
+	if role == fence.Master {
+		of, r.master = node, node
+		r.role[node] = asWriter
+	} else {
+		r.role[node] = asReplica
+	}
+	r.m.Step(at, repl.Recover{Node: node, Of: of})
+}
+
+// unranked tells why the ranking promoted none of the replicas the engine found eligible (the
+// engine says "not chosen" of them), if there were any.
+func (r *replRun) unranked(ev *fence.NoCandidate) {
+	chosen := false
+	eligible := make([]bool, len(r.role))
+	for _, x := range ev.Ineligible {
+		if x.Why == fence.NotChosen {
+			eligible[x.Node], chosen = true, true
+		}
+	}
+	if !chosen {
+		return
+	}
+	s := r.m.Standings(func(j int) bool { return eligible[j] }, nil)
+	r.tell(repl.Unranked{At: ev.At, Master: ev.Node, Standings: s})
+}
