@@ -2,6 +2,7 @@ package monitor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -39,9 +40,18 @@ type LiveConfig struct {
 	OnProbe func(at time.Duration, node int, c statemap.Condition)
 }
 
-// WireOnly checks that every fault of tl can be made real by a proxy; the error names the
+// WireOnly checks that every fault of tl can be made real by a proxy, and that tl has no
+// workload or replication statement (the live replay does not play them); the error names the
 // first that cannot, with its line.
 func WireOnly(tl *timeline.Timeline) error {
+	if r := tl.Repl; r != nil {
+		line := r.WorkloadLine
+		if !r.Workload && len(r.Events) > 0 {
+			line = r.Events[0].Line
+		}
+		return &fileline.Error{File: tl.File, Line: line,
+			Err: errors.New("workload and replication statements are played by the simulator only: the live replay does not make writes, lags or replication links yet")}
+	}
 	for _, ev := range tl.Events {
 		if ev.Kind == drive.SetFault && !ev.Fault.Kind.Wire() {
 			return &fileline.Error{File: tl.File, Line: ev.Line,
