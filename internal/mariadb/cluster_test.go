@@ -102,13 +102,13 @@ func TestClusterReplicatesThroughItsLinks(t *testing.T) {
 
 	ctx := context.Background()
 	// The writer cannot write on a replica (read_only), nor anything but the ledger.
-	if _, err := open(t, c.WriterDSN(1)).Exec("INSERT INTO "+Ledger+" (id) VALUES (1000)"); err == nil || !strings.Contains(err.Error(), "read-only") {
+	if _, err := open(t, c.WriterDSN(1)).Exec("INSERT INTO " + Ledger + " (id) VALUES (1000)"); err == nil || !strings.Contains(err.Error(), "read-only") {
 		t.Errorf("the writer on a read-only replica: %v, want a read-only error", err)
 	}
 	if _, err := w.Exec("INSERT INTO failsim.heartbeat VALUES (2, NOW(6))"); err == nil {
 		t.Error("the writer could insert into another table")
 	}
-	if _, err := open(t, c.DSN(0, "", "")).Exec("INSERT INTO "+Ledger+" (id) VALUES (1000)"); err == nil {
+	if _, err := open(t, c.DSN(0, "", "")).Exec("INSERT INTO " + Ledger + " (id) VALUES (1000)"); err == nil {
 		t.Error("the probe user could insert")
 	}
 	// The admin can do what a promotion does, and read the replica's status.
