@@ -102,8 +102,10 @@ func Start(ctx context.Context) (*Server, error) {
 // binary log's), then creates the probe user with s.Password, or a random one if it is empty.
 func (s *Server) start(ctx context.Context, bin, installDB string, extra []string) error {
 	data := filepath.Join(s.dir, "data")
+	// Its own tmpdir: install-db's bootstrap server makes temporary tables there, and two of
+	// them sharing /tmp (a cluster starts its servers at once) can trip over each other's.
 	args := []string{"--no-defaults", "--auth-root-authentication-method=normal", "--skip-test-db",
-		"--skip-name-resolve", "--datadir=" + data}
+		"--skip-name-resolve", "--datadir=" + data, "--tmpdir=" + s.dir}
 	if os.Geteuid() == 0 {
 		args = append(args, "--user=root")
 	}
