@@ -25,10 +25,11 @@ const (
 )
 
 // AdminGrants are the privileges a promotion needs on MariaDB 10.11, and no more: STOP and
-// START REPLICA, CHANGE MASTER (MASTER_DELAY, repointing) and RESET REPLICA need REPLICATION
-// SLAVE ADMIN; SHOW REPLICA STATUS (the stored position) needs REPLICA MONITOR; setting
-// read_only needs READ_ONLY ADMIN, which SUPER no longer includes from 10.11 (MDEV-29596).
-const AdminGrants = "REPLICATION SLAVE ADMIN, REPLICA MONITOR, READ_ONLY ADMIN"
+// START REPLICA and CHANGE MASTER (MASTER_DELAY, repointing) need REPLICATION SLAVE ADMIN;
+// RESET REPLICA ALL needs RELOAD as well; SHOW REPLICA STATUS (the stored position) needs
+// REPLICA MONITOR; setting read_only needs READ_ONLY ADMIN, which SUPER no longer includes
+// from 10.11 (MDEV-29596). The cluster's test pins each.
+const AdminGrants = "REPLICATION SLAVE ADMIN, RELOAD, REPLICA MONITOR, READ_ONLY ADMIN"
 
 // Ledger is the table the writer inserts one row into per write: its id is the write's index.
 const Ledger = "failsim.ledger"
