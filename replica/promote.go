@@ -91,7 +91,7 @@ func Promote(ctx context.Context, p Plan) (Promotion, error) {
 		cancel()
 	}
 	for _, r := range p.Repoint {
-		if err := repoint(ctx, p.DBs[r], p.Route(r, p.New)); err != nil {
+		if err := Repoint(ctx, p.DBs[r], p.Route(r, p.New)); err != nil {
 			if pr.RepointErr == nil {
 				pr.RepointErr = map[int]error{}
 			}
@@ -162,8 +162,9 @@ func forget(ctx context.Context, db *sql.DB) error {
 	return nil
 }
 
-// repoint points a replica at src, from the position it applied.
-func repoint(ctx context.Context, db *sql.DB, src Source) error {
+// Repoint points a replica at src, from the position it applied (MASTER_USE_GTID=slave_pos),
+// and starts its replicator.
+func Repoint(ctx context.Context, db *sql.DB, src Source) error {
 	host, ps, err := net.SplitHostPort(src.Addr)
 	if err != nil {
 		return fmt.Errorf("source %q: %w", src.Addr, err)
