@@ -16,6 +16,9 @@ const poll = 20 * time.Millisecond
 // fenceTimeout bounds setting the old master read_only: a dead or hung one is given up.
 const fenceTimeout = 2 * time.Second
 
+// repointTimeout bounds repointing one replica: one that does not answer is given up.
+const repointTimeout = 5 * time.Second
+
 // Source is how a replica reaches a server to stream from it: the address it dials (in a
 // failsim cluster, its link's proxy) and the replication user.
 type Source struct {
@@ -59,7 +62,7 @@ type Promotion struct {
 // Promote makes p.New the master: it stops receiving, applies what it stored (for at most
 // p.ApplyWait), forgets its master (RESET SLAVE ALL) and turns read_only off; then sets the old
 // master read_only if it answers within 2 s, and points every replica of p.Repoint at it with
-// MASTER_USE_GTID=slave_pos. An error means the new master is not writable.
+// MASTER_USE_GTID=slave_pos (each given 5 s; one that does not answer is in RepointErr). An error means the new master is not writable.
 func Promote(ctx context.Context, p Plan) (Promotion, error) {
 	db := p.DBs[p.New]
 	if _, err := db.ExecContext(ctx, "STOP SLAVE IO_THREAD"); err != nil {
@@ -91,7 +94,10 @@ func Promote(ctx context.Context, p Plan) (Promotion, error) {
 		cancel()
 	}
 	for _, r := range p.Repoint {
-		if err := Repoint(ctx, p.DBs[r], p.Route(r, p.New)); err != nil {
+		rctx, cancel := context.WithTimeout(ctx, repointTimeout)
+		err := Repoint(rctx, p.DBs[r], p.Route(r, p.New))
+		cancel()
+		if err != nil {
 			if pr.RepointErr == nil {
 				pr.RepointErr = map[int]error{}
 			}
