@@ -73,8 +73,8 @@ func Predict(f fault.Fault, timeout time.Duration) drive.Outcome {
 
 // DatabaseDead reports whether fault f on a node's link means its database is dead, for
 // judging whether fencing it was right: refuse, reset, close, freeze, blackhole, unreachable and
-// hostdown (the host is down, and its database with it) are death; no fault, stall, slow and
-// error are a live database answering slowly or with an error. A forced condition ("probe C")
+// hostdown (the host is down, and its database with it) are death; no fault, stall, slow, delay
+// and error are a live database answering slowly or with an error. A forced condition ("probe C")
 // is death when C is what a dead database's probes end in: socket_io_error,
 // login_response_timeout, socket_connect_timeout, no_route_to_host or host_is_down.
 func DatabaseDead(f fault.Fault) bool {
