@@ -87,7 +87,9 @@ type LiveReplicationConfig struct {
 	Route func(replica, source int) replica.Source
 	// Admins, Writers and Readers are each node's pools for the promotion user, the writer
 	// user and a user with SELECT on the ledger, in cluster order, reaching each server the way
-	// the application and the manager do (through its database link).
+	// the application and the manager do (through its database link). A writer pool should
+	// keep idle connections (SetMaxIdleConns of 16 or more): the run opens 16 in each before
+	// the first write.
 	Admins, Writers, Readers []*sql.DB
 	// Rate, Deadline and Base are the workload (writer.Config).
 	Rate     repl.Rate
@@ -131,6 +133,7 @@ func LiveReplication(ctx context.Context, cfg LiveReplicationConfig) (LiveReplic
 	var res LiveReplicationResult
 	var of atomic.Int32
 	of.Store(int32(master))
+	warm(ctx, cfg.Writers)
 	t0 := time.Now()
 	p := &livePromoter{cfg: &cfg, of: &of, t0: t0}
 	rec := &Recorder{Names: names(cfg.Nodes)}
@@ -172,6 +175,30 @@ func LiveReplication(ctx context.Context, cfg LiveReplicationConfig) (LiveReplic
 		}
 	}
 	return res, nil
+}
+
+// warmConns is how many connections warm opens in each writer pool before a run.
+const warmConns = 16
+
+// warm opens warmConns connections in each pool (two seconds at most, a node that does not
+// answer is left alone) and gives them back, so that the first writes do not each pay a dial
+// and a login against their deadline.
+func warm(ctx context.Context, dbs []*sql.DB) {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	for _, db := range dbs {
+		var conns []*sql.Conn
+		for range warmConns {
+			c, err := db.Conn(ctx)
+			if err != nil {
+				break
+			}
+			conns = append(conns, c)
+		}
+		for _, c := range conns {
+			c.Close()
+		}
+	}
 }
 
 func names(ns []Node) []string {
