@@ -103,6 +103,7 @@ type LiveReplicationConfig struct {
 type LivePromotion struct {
 	At        time.Duration // the failover's instant
 	From, To  int
+	Decided   time.Duration // when the runtime told the failover, since the start (real time)
 	Writable  time.Duration // when the new master took writes, since the start
 	Promotion replica.Promotion
 	Err       error
@@ -264,7 +265,7 @@ func (p *livePromoter) Event(ev fence.Event) {
 	if !ok {
 		return
 	}
-	lp := LivePromotion{At: f.At, From: f.Node, To: f.To}
+	lp := LivePromotion{At: f.At, From: f.Node, To: f.To, Decided: time.Since(p.t0)}
 	p.of.Store(-1)
 	var others []int
 	for j := range p.cfg.Nodes {

@@ -147,6 +147,7 @@ func conformReplication(t *testing.T, c *mariadb.Cluster, front *proxy.Proxy, se
 		at, tl.Nodes[to].Name, predicted.Offered, predicted.Acknowledged, predicted.Lost, predicted.Outage.Length(), predicted.Outage.From, predicted.Outage.To, predicted.Unavailable)
 	t.Logf("live:      failover at %v to %s, writable at %v, %d offered, %d acknowledged, %d lost, longest outage %v (%v to %v), unavailable %v",
 		pr.At, tl.Nodes[pr.To].Name, pr.Writable, got.Offered, got.Acknowledged, len(res.Lost), got.Outage.Length(), got.Outage.From, got.Outage.To, got.Unavailable)
+	t.Logf("live promotion: told at %v, %+v", pr.Decided, pr.Promotion)
 	if len(res.Lost) > 0 {
 		first, last := res.Writes.Writes[res.Lost[0]-cfg.Base], res.Writes.Writes[res.Lost[len(res.Lost)-1]-cfg.Base]
 		t.Logf("live lost writes %d (issued at %v) to %d (at %v)", first.ID, first.At, last.ID, last.At)

@@ -49,8 +49,9 @@ type Promotion struct {
 	// Pending is what it had stored and not applied when it became writable: 0 when it applied
 	// everything first; otherwise the caller calls Settle to finish.
 	Pending int64
-	// Waited is how long it applied before it became writable.
-	Waited time.Duration
+	// Stopping is how long stopping its receiver and reading its positions took; Waited how
+	// long it then applied before it became writable; Took the whole, up to read_only off.
+	Stopping, Waited, Took time.Duration
 	// Fenced is nil when the old master was set read_only, else why not (it did not answer).
 	Fenced error
 	// Repointed are the replicas now streaming from the new master; RepointErr those that
@@ -65,6 +66,7 @@ type Promotion struct {
 // MASTER_USE_GTID=slave_pos (each given 5 s; one that does not answer is in RepointErr). An error means the new master is not writable.
 func Promote(ctx context.Context, p Plan) (Promotion, error) {
 	db := p.DBs[p.New]
+	begin := time.Now()
 	if _, err := db.ExecContext(ctx, "STOP SLAVE IO_THREAD"); err != nil {
 		return Promotion{}, fmt.Errorf("stop receiving: %w", err)
 	}
@@ -72,7 +74,7 @@ func Promote(ctx context.Context, p Plan) (Promotion, error) {
 	if err != nil {
 		return Promotion{}, err
 	}
-	pr := Promotion{Node: p.New, Stored: st.Stored, Applied: st.Applied}
+	pr := Promotion{Node: p.New, Stored: st.Stored, Applied: st.Applied, Stopping: time.Since(begin)}
 	start := time.Now()
 	applied, err := waitApplied(ctx, db, st.Stored, p.ApplyWait)
 	if err != nil {
@@ -88,6 +90,7 @@ func Promote(ctx context.Context, p Plan) (Promotion, error) {
 	if _, err := db.ExecContext(ctx, "SET GLOBAL read_only = 0"); err != nil {
 		return pr, fmt.Errorf("read_only off: %w", err)
 	}
+	pr.Took = time.Since(begin)
 	if p.Old >= 0 {
 		fctx, cancel := context.WithTimeout(ctx, fenceTimeout)
 		_, pr.Fenced = p.DBs[p.Old].ExecContext(fctx, "SET GLOBAL read_only = 1")
