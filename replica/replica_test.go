@@ -199,4 +199,31 @@ func TestOnACluster(t *testing.T) {
 	if took := time.Since(start); took < time.Second {
 		t.Errorf("db2 stored a write %v after it was made through a 1s delay", took)
 	}
+
+	// An apply wait shorter than the apply lag: db2 takes writes with transactions still to
+	// apply, and Settle applies them after.
+	if err := c.SetLink(1, proxy.Mode{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := replica.SetApplyDelay(ctx, dbs[1], 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	insert(t, w3, 51, 56)
+	waitStored(t, dbs[1], "db2", 56)
+	pr, err = replica.Promote(ctx, replica.Plan{DBs: dbs, New: 1, Old: 2, Route: route, ApplyWait: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pr.Pending == 0 || pr.Waited < 200*time.Millisecond {
+		t.Fatalf("promotion with a 200ms apply wait under a 5s apply lag: %+v, want transactions pending", pr)
+	}
+	if st := read(t, dbs[1]); st.ReadOnly || st.Applied >= 56 {
+		t.Fatalf("db2 after the apply wait: %+v, want writable with transactions still to apply", st)
+	}
+	if err := replica.Settle(ctx, dbs[1]); err != nil {
+		t.Fatal(err)
+	}
+	if st := read(t, dbs[1]); st.Replica || st.Binlog != 56 {
+		t.Fatalf("db2 settled: %+v, want a master with all 56 applied", st)
+	}
 }
