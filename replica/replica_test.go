@@ -227,3 +227,60 @@ func TestOnACluster(t *testing.T) {
 		t.Fatalf("db2 settled: %+v, want a master with all 56 applied", st)
 	}
 }
+
+// TestSemisyncFallsBackAndReturns: on two real servers under semisync with a 1 s timeout, a
+// write is acknowledged at once while the replica streams; with its link frozen the next write
+// waits the timeout, the master falls back to async and says so; healed, the replica catches
+// up and the master returns to semisync.
+func TestSemisyncFallsBackAndReturns(t *testing.T) {
+	c := mariadb.NeedCluster(t, 2)
+	ctx := context.Background()
+	dbs := []*sql.DB{open(t, c.AdminDSN(0)), open(t, c.AdminDSN(1))}
+	if err := replica.SetSemisync(ctx, dbs, 0, []int{1}, true, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if err := replica.SetSemisync(ctx, dbs, 0, []int{1}, true, 0); err == nil || !strings.Contains(err.Error(), "want at least 1ms") {
+		t.Errorf("SetSemisync with no timeout: %v", err)
+	}
+	w := open(t, c.WriterDSN(0))
+	semi := func() bool {
+		on, err := replica.Semisync(ctx, dbs[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return on
+	}
+	// The replica's receiver reconnects with semisync on: wait until the master counts it.
+	insert(t, w, 0, 1)
+	if !semi() {
+		t.Fatal("the master did not turn semisync on")
+	}
+	start := time.Now()
+	insert(t, w, 1, 2)
+	if took := time.Since(start); took >= time.Second {
+		t.Errorf("a semisync write with the replica streaming took %v", took)
+	}
+	if err := c.SetLink(1, proxy.Mode{Fault: fault.Fault{Kind: fault.Freeze}}); err != nil {
+		t.Fatal(err)
+	}
+	start = time.Now()
+	insert(t, w, 2, 3)
+	if took := time.Since(start); took < time.Second {
+		t.Errorf("a semisync write with no replica storing took %v, want the 1s timeout", took)
+	}
+	if semi() {
+		t.Error("the master did not fall back to async")
+	}
+	if err := c.SetLink(1, proxy.Mode{}); err != nil {
+		t.Fatal(err)
+	}
+	waitStored(t, dbs[1], "db2", 3)
+	deadline := time.Now().Add(30 * time.Second)
+	for id := 3; !semi(); id++ {
+		if time.Now().After(deadline) {
+			t.Fatal("the master did not return to semisync once the replica caught up")
+		}
+		insert(t, w, id, id+1) // the master returns to semisync at an acknowledged commit
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -28,8 +28,10 @@ const (
 // START REPLICA and CHANGE MASTER (MASTER_DELAY, repointing) need REPLICATION SLAVE ADMIN;
 // RESET REPLICA ALL needs RELOAD as well; SHOW REPLICA STATUS (the stored position) needs
 // REPLICA MONITOR; setting read_only needs READ_ONLY ADMIN, which SUPER no longer includes
-// from 10.11 (MDEV-29596). The cluster's test pins each.
-const AdminGrants = "REPLICATION SLAVE ADMIN, RELOAD, REPLICA MONITOR, READ_ONLY ADMIN"
+// from 10.11 (MDEV-29596); turning semisync on or off on a master (rpl_semi_sync_master_*)
+// needs REPLICATION MASTER ADMIN (on a replica REPLICATION SLAVE ADMIN is enough). The
+// cluster's test and package replica's pin each.
+const AdminGrants = "REPLICATION SLAVE ADMIN, RELOAD, REPLICA MONITOR, READ_ONLY ADMIN, REPLICATION MASTER ADMIN"
 
 // Ledger is the table the writer inserts one row into per write: its id is the write's index.
 const Ledger = "failsim.ledger"
