@@ -97,6 +97,10 @@ type LiveReplicationConfig struct {
 	Base     int64
 	// ApplyWait bounds a promoted replica's applying before it takes writes (replica.Plan).
 	ApplyWait time.Duration
+	// Semisync, when > 0, runs the cluster under semi-synchronous replication with this
+	// timeout (replica.SetSemisync on every node before the first write); 0 leaves the
+	// servers' replication as it is (async unless they were set otherwise).
+	Semisync time.Duration
 }
 
 // LivePromotion is one promotion the run made for real at the engine's failover.
@@ -134,6 +138,11 @@ func LiveReplication(ctx context.Context, cfg LiveReplicationConfig) (LiveReplic
 	var res LiveReplicationResult
 	var of atomic.Int32
 	of.Store(int32(master))
+	if cfg.Semisync > 0 {
+		if err := replica.SetSemisync(ctx, cfg.Admins, true, cfg.Semisync); err != nil {
+			return res, fmt.Errorf("semisync: %w", err)
+		}
+	}
 	warm(ctx, cfg.Writers)
 	t0 := time.Now()
 	p := &livePromoter{cfg: &cfg, of: &of, t0: t0}

@@ -236,10 +236,10 @@ func TestSemisyncFallsBackAndReturns(t *testing.T) {
 	c := mariadb.NeedCluster(t, 2)
 	ctx := context.Background()
 	dbs := []*sql.DB{open(t, c.AdminDSN(0)), open(t, c.AdminDSN(1))}
-	if err := replica.SetSemisync(ctx, dbs, 0, []int{1}, true, time.Second); err != nil {
+	if err := replica.SetSemisync(ctx, dbs, true, time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if err := replica.SetSemisync(ctx, dbs, 0, []int{1}, true, 0); err == nil || !strings.Contains(err.Error(), "want at least 1ms") {
+	if err := replica.SetSemisync(ctx, dbs, true, 0); err == nil || !strings.Contains(err.Error(), "want at least 1ms") {
 		t.Errorf("SetSemisync with no timeout: %v", err)
 	}
 	w := open(t, c.WriterDSN(0))
