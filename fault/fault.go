@@ -4,6 +4,10 @@
 // A Fault is a Kind plus its argument: the delay of slow, the MySQL error code of error, the
 // condition name of probe. Kinds that a proxy can produce on loopback report Wire() true;
 // unreachable, hostdown and probe exist only in the simulator.
+//
+// slow and delay both make a link late, differently: slow holds each command before the
+// server sees it (a slow server), delay holds every byte both ways (a long or congested path:
+// a replication stream that arrives late, a round trip that costs twice the delay).
 package fault
 
 import (
@@ -26,6 +30,7 @@ const (
 	Blackhole               // SYN never answered: connect hangs
 	Stall                   // connect and login work, every query's reply is held (the EBS case)
 	Slow                    // every query's reply is held for Fault.Delay
+	Delay                   // every byte, both ways, is held for Fault.Delay, in order (toxiproxy's latency)
 	Error                   // a MySQL ERR packet with Fault.Code
 	Unreachable             // no route to host (simulator only)
 	HostDown                // host is down (simulator only)
@@ -35,7 +40,7 @@ const (
 
 var names = [numKinds]string{
 	Heal: "heal", Refuse: "refuse", Reset: "reset", Close: "close", Freeze: "freeze",
-	Blackhole: "blackhole", Stall: "stall", Slow: "slow", Error: "error",
+	Blackhole: "blackhole", Stall: "stall", Slow: "slow", Delay: "delay", Error: "error",
 	Unreachable: "unreachable", HostDown: "hostdown", Probe: "probe",
 }
 
@@ -72,12 +77,13 @@ func ParseKind(s string) (Kind, bool) {
 // Fault is a kind with its argument. The zero value is heal.
 type Fault struct {
 	Kind      Kind
-	Delay     time.Duration // slow: how long each query's reply is held; > 0
+	Delay     time.Duration // slow: how long each query's reply is held; delay: each byte; > 0
 	Code      uint16        // error: the MySQL error code, 1..65535
 	Condition string        // probe: the condition name the probe yields (checked by the caller)
 }
 
-// Parse reads a fault from its words: "freeze", "slow 2s", "error 1045", "probe mysql_error".
+// Parse reads a fault from its words: "freeze", "slow 2s", "delay 500ms", "error 1045",
+// "probe mysql_error".
 func Parse(words []string) (Fault, error) {
 	if len(words) == 0 {
 		return Fault{}, fmt.Errorf("missing fault: want one of %s", strings.Join(names[:], ", "))
@@ -96,6 +102,15 @@ func Parse(words []string) (Fault, error) {
 		d, err := time.ParseDuration(args[0])
 		if err != nil || d <= 0 {
 			return Fault{}, fmt.Errorf("slow: %q is not a positive duration such as 2s or 1500ms", args[0])
+		}
+		f.Delay = d
+	case Delay:
+		if len(args) != 1 {
+			return Fault{}, fmt.Errorf("delay takes one duration, e.g. \"delay 500ms\"")
+		}
+		d, err := time.ParseDuration(args[0])
+		if err != nil || d <= 0 {
+			return Fault{}, fmt.Errorf("delay: %q is not a positive duration such as 500ms or 2s", args[0])
 		}
 		f.Delay = d
 	case Error:
@@ -125,6 +140,8 @@ func (f Fault) String() string {
 	switch f.Kind {
 	case Slow:
 		return "slow " + f.Delay.String()
+	case Delay:
+		return "delay " + f.Delay.String()
 	case Error:
 		return "error " + strconv.Itoa(int(f.Code))
 	case Probe:

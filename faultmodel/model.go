@@ -10,7 +10,13 @@ import (
 
 // Predict is the fault model: the outcome of a probe started while the node's database link
 // has fault f, under a checker budget of timeout. A probe that times out takes the whole budget;
-// any other finishes at once, or after the delay of slow.
+// any other finishes at once, or after the delay of slow, or after the five trips of delay.
+//
+// Under delay D every byte is D late each way and a probe makes five trips: the greeting (D),
+// the login and its verdict (3D), the query and its result (5D). It ends ok after 5D when that
+// is under the budget; otherwise it runs out of time in the phase the budget ends in: waiting
+// for the greeting (login_response_timeout), for the login's verdict (query_exec_timeout) or
+// for the query's result (query_results_timeout).
 func Predict(f fault.Fault, timeout time.Duration) drive.Outcome {
 	at := func(c statemap.Condition) drive.Outcome { return drive.Outcome{Condition: c} }
 	late := func(c statemap.Condition) drive.Outcome { return drive.Outcome{Condition: c, Took: timeout} }
@@ -30,6 +36,16 @@ func Predict(f fault.Fault, timeout time.Duration) drive.Outcome {
 			return drive.Outcome{Condition: statemap.OK, Took: f.Delay}
 		}
 		return late(statemap.QueryResultsTimeout)
+	case fault.Delay:
+		switch {
+		case f.Delay >= timeout:
+			return late(statemap.LoginResponseTimeout)
+		case 3*f.Delay >= timeout:
+			return late(statemap.QueryExecTimeout)
+		case 5*f.Delay >= timeout:
+			return late(statemap.QueryResultsTimeout)
+		}
+		return drive.Outcome{Condition: statemap.OK, Took: 5 * f.Delay}
 	case fault.Error:
 		switch f.Code {
 		case 1040:
@@ -57,8 +73,8 @@ func Predict(f fault.Fault, timeout time.Duration) drive.Outcome {
 
 // DatabaseDead reports whether fault f on a node's link means its database is dead, for
 // judging whether fencing it was right: refuse, reset, close, freeze, blackhole, unreachable and
-// hostdown (the host is down, and its database with it) are death; no fault, stall, slow and
-// error are a live database answering slowly or with an error. A forced condition ("probe C")
+// hostdown (the host is down, and its database with it) are death; no fault, stall, slow, delay
+// and error are a live database answering slowly or with an error. A forced condition ("probe C")
 // is death when C is what a dead database's probes end in: socket_io_error,
 // login_response_timeout, socket_connect_timeout, no_route_to_host or host_is_down.
 func DatabaseDead(f fault.Fault) bool {

@@ -21,8 +21,9 @@ type Row struct {
 }
 
 // Table returns the fault table under statemap m and a checker budget of timeout: each
-// fault kind with a representative argument, and slow twice, once under the budget and once
-// not (2/5 and twice the budget). The words follow the budget: what a row says of it is what
+// fault kind with a representative argument, slow twice, once under the budget and once
+// not (2/5 and twice the budget), and delay twice, a probe's five trips under the budget and
+// its login's three not (1/10 and 1/2 of the budget). The words follow the budget: what a row says of it is what
 // Predict does with it.
 func Table(m *statemap.Map, timeout time.Duration) []Row {
 	under, over := max(timeout*2/5, time.Nanosecond), timeout*2
@@ -39,6 +40,8 @@ func Table(m *statemap.Map, timeout time.Duration) []Row {
 		{Fault: fault.Fault{Kind: fault.Stall}, What: "connect and login work, queries hang: the EBS case"},
 		{Fault: fault.Fault{Kind: fault.Slow, Delay: under}},
 		{Fault: fault.Fault{Kind: fault.Slow, Delay: over}},
+		{Fault: fault.Fault{Kind: fault.Delay, Delay: max(timeout/10, time.Nanosecond)}},
+		{Fault: fault.Fault{Kind: fault.Delay, Delay: max(timeout/2, time.Nanosecond)}},
 		{Fault: fault.Fault{Kind: fault.Error, Code: 1040}, What: "Too many connections, instead of the greeting"},
 		{Fault: fault.Fault{Kind: fault.Error, Code: 1045}, What: "Access denied, in reply to the login"},
 		{Fault: fault.Fault{Kind: fault.Error, Code: 1205}, What: "any other MySQL error, instead of the greeting"},
@@ -60,6 +63,13 @@ func Table(m *statemap.Map, timeout time.Duration) []Row {
 				r.What = fmt.Sprintf("the query's reply takes %s, under the %s budget", r.Fault.Delay, timeout)
 			} else {
 				r.What = fmt.Sprintf("the query's reply takes %s, not under the %s budget: times out", r.Fault.Delay, timeout)
+			}
+		}
+		if r.Fault.Kind == fault.Delay {
+			if r.Outcome.Condition == statemap.OK {
+				r.What = fmt.Sprintf("every byte %s late both ways: 5 trips, %s, under the %s budget", r.Fault.Delay, r.Outcome.Took, timeout)
+			} else {
+				r.What = fmt.Sprintf("every byte %s late both ways: 5 trips, not under the %s budget", r.Fault.Delay, timeout)
 			}
 		}
 	}

@@ -41,7 +41,7 @@ func conformFaults(t *testing.T, s liveServer) {
 		t.Fatal(err)
 	}
 	faults := []string{"heal", "refuse", "reset", "close", "freeze", "blackhole", "stall",
-		"slow 300ms", "slow 2s", "error 1040", "error 1045", "error 1130"}
+		"slow 300ms", "slow 2s", "delay 100ms", "delay 400ms", "delay 600ms", "error 1040", "error 1045", "error 1130"}
 	covered := map[fault.Kind]bool{}
 	for _, spec := range faults {
 		f, err := fault.Parse(strings.Fields(spec))

@@ -60,6 +60,10 @@ type Config struct {
 	Observers []drive.Observer
 	// OnProbe, when not nil, is told every finished probe when it counts, from the runtime's loop.
 	OnProbe func(at time.Duration, node int, r Result)
+	// Candidate chooses whom a failover promotes (fence.Config.Candidate); nil means the
+	// first eligible replica in cluster order. LiveCandidate ranks real replicas by their
+	// stored positions.
+	Candidate fence.CandidateRule
 	// ReloadEvery is how often, in real time, the statemap file's modification time is looked
 	// at; zero means one second.
 	ReloadEvery time.Duration
@@ -158,7 +162,7 @@ func New(cfg Config, sc Script) (*Runtime, error) {
 	for i, n := range cfg.Nodes {
 		nodes[i] = fence.NodeConfig{Name: n.Name, Role: n.Role}
 	}
-	r.e = fence.New(fence.Config{Nodes: nodes, Map: r.sm, Policy: cfg.Policy})
+	r.e = fence.New(fence.Config{Nodes: nodes, Map: r.sm, Policy: cfg.Policy, Candidate: cfg.Candidate})
 	end := sc.End
 	if end <= 0 {
 		end = drive.Never

@@ -16,7 +16,7 @@ const (
 	// replica eligible, or a master failed under manual policy). On a benign trace
 	// (Trace.Benign) every fence of the master is false. Elsewhere a fence is false when the
 	// master's database was alive at that moment by the fault on its link
-	// (faultmodel.DatabaseDead): no fault, stall, slow, error, or a forced condition no dead
+	// (faultmodel.DatabaseDead): no fault, stall, slow, delay, error, or a forced condition no dead
 	// database shows.
 	NoFalseFailover = "no-false-failover"
 	// DetectsDeathWithin [DUR]: a fault on the master in service that the statemap fences,

@@ -13,6 +13,9 @@ import (
 	"github.com/failsim/failsim/fault"
 )
 
+// errConnDone is what a write returns once its connection is being torn down.
+var errConnDone = errors.New("proxy: connection closed")
+
 // drainFor bounds how long a connection closed with FIN waits for its peers to close their
 // side, discarding what they still send, before it lets go of the sockets.
 const drainFor = 5 * time.Second
@@ -40,6 +43,7 @@ type conn struct {
 	cmdsLeft  int       // AtCommand trigger: commands still to pass
 	changed   chan struct{}
 	hs        handshake
+	lines     [2]atomic.Pointer[line] // per direction: bytes a delay took, not yet written (fault_delay.go)
 
 	done     chan struct{} // closed when the connection is being torn down
 	doneOnce sync.Once
@@ -236,6 +240,10 @@ func (c *conn) pumpDown(up *net.TCPConn) {
 				return
 			}
 			if s == nil {
+				if !c.drained(dirDown) {
+					c.end(up)
+					return
+				}
 				if !c.spliceDown(up) {
 					return
 				}
@@ -367,8 +375,12 @@ func (c *conn) forwardUp(up *net.TCPConn, p []byte) bool {
 	return true
 }
 
-// write writes p to dst, through s when a fault shapes the direction.
+// write writes p to dst, through s when a fault shapes the direction. Bytes a delay still
+// holds in the direction's line go first.
 func (c *conn) write(s shapesBytes, d direction, dst *net.TCPConn, p []byte) error {
+	if _, queues := s.(queuesBytes); !queues && !c.drained(d) {
+		return errConnDone
+	}
 	if s != nil {
 		return s.write(c, d, dst, p)
 	}
@@ -384,14 +396,15 @@ func (c *conn) writeFailed() {
 }
 
 // passEnd handles the end of src, whose bytes go in direction d: a FIN is passed on as a FIN
-// (after the gate, so a frozen connection does not close), an error as a RST.
+// (after the bytes a delay still holds, and after the gate, so a frozen connection does not
+// close), an error as a RST.
 func (c *conn) passEnd(d direction, rerr error, src, dst *net.TCPConn) {
 	if c.isDone() {
 		c.end(src)
 		return
 	}
 	if errors.Is(rerr, io.EOF) {
-		if _, ok := c.gate(d); ok {
+		if _, ok := c.gate(d); ok && c.drained(d) {
 			dst.CloseWrite()
 			return
 		}

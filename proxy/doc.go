@@ -2,9 +2,9 @@
 // database node, forwarding bytes to the real server and breaking the wire on command.
 //
 // Each Node has a Mode: a fault from the shared vocabulary in package fault (heal, refuse,
-// reset, close, freeze, blackhole, stall, slow, error), optionally armed to start in the middle
-// of a connection (after N bytes from the server, or at the Kth command) and optionally drawn
-// by chance per connection set-up and per command from a seeded source. A mode applies to new
+// reset, close, freeze, blackhole, stall, slow, delay, error), optionally armed to start in the
+// middle of a connection (after N bytes from the server, or at the Kth command) and optionally
+// drawn by chance per connection set-up and per command from a seeded source. A mode applies to new
 // connections and to the ones already open; docs/proxy.md lists the exact effect of each.
 //
 // The proxy understands as little MySQL as it needs. It follows the server's packets until

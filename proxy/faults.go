@@ -81,6 +81,13 @@ type shapesBytes interface {
 	write(c *conn, d direction, w io.Writer, p []byte) error
 }
 
+// queuesBytes is a shaper whose write only queues the chunk on the connection's line, to be
+// written later in order (delay): the pumps read on meanwhile. Bytes written any other way
+// wait until the line is empty, so nothing overtakes what a queueing fault still holds.
+type queuesBytes interface {
+	queues()
+}
+
 // takesPort is a fault that takes the node's port from the accepting listener while it acts,
 // unarmed and certain: occupy puts on the port what a connect then meets, or nothing (nil,
 // nil), and the result is closed when the port is given back. The node compares takers with
@@ -115,6 +122,8 @@ func hooksFor(m Mode) wireFault {
 		return stall{}
 	case fault.Slow:
 		return slow{delay: m.Fault.Delay, p: m.P}
+	case fault.Delay:
+		return delay{delay: m.Fault.Delay}
 	case fault.Error:
 		return errorFault{code: m.Fault.Code, armed: m.armed()}
 	}

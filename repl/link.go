@@ -24,9 +24,10 @@ func Slow(d time.Duration) Link { return Link{Delay: d} }
 func (l Link) takes(deadline time.Duration) bool { return !l.Dead && l.Delay < deadline }
 
 // LinkOf is the fault model for writes: how a write fares on a node's database link under
-// fault f. No fault answers at once; slow D holds each write for D; every fault that makes the
-// database dead or hung (refuse, reset, close, freeze, blackhole, stall, unreachable,
-// hostdown) and error (every statement fails) commits nothing. A forced probe outcome
+// fault f. No fault answers at once; slow D holds each write for D; delay D holds it for 2D,
+// a round trip on the writer's open connection (its command D late, its answer D late); every
+// fault that makes the database dead or hung (refuse, reset, close, freeze, blackhole, stall,
+// unreachable, hostdown) and error (every statement fails) commits nothing. A forced probe outcome
 // ("probe C") answers when C is ok, and otherwise commits nothing.
 func LinkOf(f fault.Fault) Link {
 	switch f.Kind {
@@ -34,6 +35,8 @@ func LinkOf(f fault.Fault) Link {
 		return Link{}
 	case fault.Slow:
 		return Slow(f.Delay)
+	case fault.Delay:
+		return Slow(2 * f.Delay)
 	case fault.Probe:
 		if c, ok := statemap.ParseCondition(f.Condition); ok && c == statemap.OK {
 			return Link{}

@@ -233,14 +233,15 @@ func TestPositions(t *testing.T) {
 // TestLinkOf: the fault model for writes.
 func TestLinkOf(t *testing.T) {
 	for f, want := range map[fault.Fault]Link{
-		{}:                                     {},
-		{Kind: fault.Slow, Delay: time.Second}: Slow(time.Second),
-		{Kind: fault.Stall}:                    {Dead: true},
-		{Kind: fault.Refuse}:                   {Dead: true},
-		{Kind: fault.Freeze}:                   {Dead: true},
-		{Kind: fault.Error, Code: 1040}:        {Dead: true},
-		{Kind: fault.HostDown}:                 {Dead: true},
-		{Kind: fault.Probe, Condition: "ok"}:   {},
+		{}:                                      {},
+		{Kind: fault.Slow, Delay: time.Second}:  Slow(time.Second),
+		{Kind: fault.Delay, Delay: time.Second}: Slow(2 * time.Second),
+		{Kind: fault.Stall}:                     {Dead: true},
+		{Kind: fault.Refuse}:                    {Dead: true},
+		{Kind: fault.Freeze}:                    {Dead: true},
+		{Kind: fault.Error, Code: 1040}:         {Dead: true},
+		{Kind: fault.HostDown}:                  {Dead: true},
+		{Kind: fault.Probe, Condition: "ok"}:    {},
 		{Kind: fault.Probe, Condition: "query_results_timeout"}: {Dead: true},
 	} {
 		if got := LinkOf(f); got != want {

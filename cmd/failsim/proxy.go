@@ -236,7 +236,7 @@ func (m *Main) proxySetCmd() *cobra.Command {
 		Use:   "set",
 		Short: "set a node's mode on a running proxy",
 		Long: `Set a node's mode on a running proxy and print it. MODE is a fault: heal, refuse, reset,
-close, freeze, blackhole, stall, slow DUR or error CODE; then optionally a trigger, 'after N
+close, freeze, blackhole, stall, slow DUR, delay DUR or error CODE; then optionally a trigger, 'after N
 bytes' or 'at command K', and for slow, reset and close a probability 'p P'. A mode the proxy
 refuses and an unknown node exit 2; a proxy that cannot be reached exits 1.
 

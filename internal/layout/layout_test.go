@@ -33,8 +33,11 @@ var rank = map[string]int{
 	"report":   10,
 	// The picture of a run, drawn from what it observed and its report.
 	"htmlreport": 11,
-	// The wire: the fault-injecting proxy, and the servers of the live tests.
-	"proxy": 11, "internal/embedded": 11, "internal/fakemysql": 11, "internal/mariadb": 11,
+	// The wire: the fault-injecting proxy, the servers of the live tests, and what the live
+	// side does to real replicated servers (replica) and the application's writes (writer).
+	"proxy": 11, "internal/embedded": 11, "internal/fakemysql": 11, "replica": 11, "writer": 11,
+	// Throwaway MariaDB servers for tests; a cluster's replication links are proxy nodes.
+	"internal/mariadb": 12,
 	// The two adapters around the one scheduler: the simulator, in virtual time, and the live
 	// runtime, on real probes through the proxy.
 	"sim": 12, "monitor": 12,

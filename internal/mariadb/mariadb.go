@@ -91,17 +91,21 @@ func Start(ctx context.Context) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{dir: dir, socket: filepath.Join(dir, "mysql.sock"), User: "failsim_probe", exited: make(chan struct{})}
-	if err := s.start(ctx, bin, installDB); err != nil {
+	if err := s.start(ctx, bin, installDB, []string{"--skip-log-bin"}); err != nil {
 		s.Close()
 		return nil, err
 	}
 	return s, nil
 }
 
-func (s *Server) start(ctx context.Context, bin, installDB string) error {
+// start initialises the data directory and starts the server with the options extra (the
+// binary log's), then creates the probe user with s.Password, or a random one if it is empty.
+func (s *Server) start(ctx context.Context, bin, installDB string, extra []string) error {
 	data := filepath.Join(s.dir, "data")
+	// Its own tmpdir: install-db's bootstrap server makes temporary tables there, and two of
+	// them sharing /tmp (a cluster starts its servers at once) can trip over each other's.
 	args := []string{"--no-defaults", "--auth-root-authentication-method=normal", "--skip-test-db",
-		"--skip-name-resolve", "--datadir=" + data}
+		"--skip-name-resolve", "--datadir=" + data, "--tmpdir=" + s.dir}
 	if os.Geteuid() == 0 {
 		args = append(args, "--user=root")
 	}
@@ -117,8 +121,9 @@ func (s *Server) start(ctx context.Context, bin, installDB string) error {
 	sargs := []string{"--no-defaults", "--datadir=" + data, "--socket=" + s.socket,
 		"--port=" + strconv.Itoa(port), "--bind-address=127.0.0.1", "--skip-networking=0",
 		"--pid-file=" + filepath.Join(s.dir, "mariadb.pid"), "--log-error=" + s.logPath(),
-		"--tmpdir=" + s.dir, "--skip-name-resolve", "--skip-log-bin", "--innodb-buffer-pool-size=16M",
+		"--tmpdir=" + s.dir, "--skip-name-resolve", "--innodb-buffer-pool-size=16M",
 		"--max-connections=200"}
+	sargs = append(sargs, extra...)
 	if os.Geteuid() == 0 {
 		sargs = append(sargs, "--user=root")
 	}
@@ -168,29 +173,44 @@ func (s *Server) waitReady(ctx context.Context) error {
 	}
 }
 
+// createUser creates the probe user and the heartbeat table, out of the binary log (so that a
+// cluster's servers start with no transaction of their own).
 func (s *Server) createUser(ctx context.Context) error {
-	var b [12]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return err
+	if s.Password == "" {
+		s.Password = secret()
 	}
-	s.Password = hex.EncodeToString(b[:])
 	db, err := s.Root()
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("set up the probe user: %w", err)
+	}
+	defer conn.Close()
 	for _, q := range []string{
+		"SET SESSION sql_log_bin = 0",
 		"CREATE USER '" + s.User + "'@'%' IDENTIFIED BY '" + s.Password + "'",
 		"GRANT SELECT ON *.* TO '" + s.User + "'@'%'",
 		"CREATE DATABASE failsim",
 		"CREATE TABLE failsim.heartbeat (id INT PRIMARY KEY, ts TIMESTAMP(6) NOT NULL) ENGINE=InnoDB",
 		"INSERT INTO failsim.heartbeat VALUES (1, NOW(6))",
 	} {
-		if _, err := db.ExecContext(ctx, q); err != nil {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("set up the probe user: %w", err)
 		}
 	}
 	return nil
+}
+
+// secret returns a random password.
+func secret() string {
+	var b [12]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand does not fail on Linux
+	}
+	return hex.EncodeToString(b[:])
 }
 
 // Root opens a pool on the root account over the server's socket, for test set-up.

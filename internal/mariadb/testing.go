@@ -33,3 +33,20 @@ func Need(t testing.TB) *Server {
 	})
 	return s
 }
+
+// NeedCluster starts a cluster of n servers for t (see Require for when it cannot) and stops
+// it when t ends.
+func NeedCluster(t testing.TB, n int) *Cluster {
+	t.Helper()
+	Require(t)
+	c, err := StartCluster(context.Background(), n)
+	if err != nil {
+		t.Fatalf("start a MariaDB cluster: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			t.Errorf("stop the MariaDB cluster: %v", err)
+		}
+	})
+	return c
+}
