@@ -22,12 +22,14 @@ func TestDefaultTable(t *testing.T) {
 		"stall":                    {span(5*s, 8*s), span(5*s, 8*s), {}},
 		"slow 2s":                  {},
 		"slow 10s":                 {span(5*s, 8*s), span(5*s, 8*s), {}},
+		"delay 500ms":              {},
+		"delay 2.5s":               {span(5*s, 8*s), span(5*s, 8*s), {}},
 		"error 1045":               {span(0, 3*s), span(0, 3*s), {}},
 		"unreachable":              {span(0, 3*s), span(0, 3*s), span(50*s, 63*s)},
 		"probe query_exec_timeout": {span(5*s, 8*s), span(5*s, 8*s), {}},
 	}
 	rows := Table(statemap.Default(), 3*s, 5*s)
-	if len(rows) != 15 {
+	if len(rows) != 17 {
 		t.Fatalf("%d rows", len(rows))
 	}
 	for _, r := range rows {
