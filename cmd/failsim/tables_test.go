@@ -34,7 +34,7 @@ func TestTablesJSON(t *testing.T) {
 		Faults  []faultJSON `json:"faults"`
 	}
 	decode(t, run("faults", "--format", "json", "--timeout", "2s"), &faults)
-	if faults.Timeout != 2 || len(faults.Faults) != 15 || faults.Faults[4].Fault != "freeze" || faults.Faults[4].After != 2 {
+	if faults.Timeout != 2 || len(faults.Faults) != 17 || faults.Faults[4].Fault != "freeze" || faults.Faults[4].After != 2 {
 		t.Errorf("faults: %+v", faults)
 	}
 
@@ -46,7 +46,7 @@ func TestTablesJSON(t *testing.T) {
 	}
 	first := run("timing", "--format", "json", "--interval", "2.5s")
 	decode(t, first, &tm)
-	if tm.Interval != 2.5 || tm.Timeout != 5 || tm.Tick != 10 || len(tm.Faults) != 15 {
+	if tm.Interval != 2.5 || tm.Timeout != 5 || tm.Tick != 10 || len(tm.Faults) != 17 {
 		t.Fatalf("timing: %d rows", len(tm.Faults))
 	}
 	freeze := tm.Faults[4]
