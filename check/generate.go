@@ -88,13 +88,16 @@ type Options struct {
 	// FatalOnly, if not nil, narrows the faults fatal traces (and mixed ones) draw from to those
 	// whose probes end in a condition it returns true for. Benign noise is not narrowed.
 	FatalOnly func(statemap.Condition) bool
+	// Workload, if not nil, gives every trace a workload and the replication its family adds,
+	// as Config.Workload does: failsim sweep --workload.
+	Workload *Workload
 }
 
 // NewGeneratorOptions is NewGenerator with options: failsim sweep draws its fatal traces from
 // the conditions it varies alone.
 func NewGeneratorOptions(family Family, shape Shape, m *statemap.Map, opt Options) (*Generator, error) {
 	within := opt.Within
-	g := &Generator{family: family, shape: shape, m: m, within: within, start: time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)}
+	g := &Generator{family: family, shape: shape, m: m, within: within, start: time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC), work: opt.Workload}
 	for i := range shape.Nodes {
 		r := fence.Replica
 		if i == 0 {

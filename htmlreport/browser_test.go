@@ -24,6 +24,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
 )
 
 var update = flag.Bool("update", false, "write the README's picture, docs/report-ebs-stall.png, from the browser (TestREADMEPicture)")
@@ -140,6 +141,13 @@ type facts struct {
 		Y     float64 `json:"y"`
 		Title string  `json:"title"`
 	} `json:"marks"`
+	Lost []struct {
+		T     float64 `json:"t"`
+		X     float64 `json:"x"`
+		Title string  `json:"title"`
+	} `json:"lost"`
+	Writes   int          `json:"writes"`
+	Longest  []string     `json:"longest"`
 	Ticks    []string     `json:"ticks"`
 	Labels   [][2]float64 `json:"labels"`
 	Verdict  string       `json:"verdict"`
@@ -154,6 +162,9 @@ return JSON.stringify({
   lanes: lanes.map(g => g.dataset.node), laneTops: lanes.map(g => g.getBoundingClientRect().top),
   left: s.left + +svg.dataset.plotx, width: +svg.dataset.plotw, span: +svg.dataset.span, viewBox: plot.getAttribute("viewBox"),
   marks: [...plot.querySelectorAll(".fo")].map(p => { const b = p.getBoundingClientRect(); return {t: +p.dataset.t, x: b.left + b.width / 2, y: b.top + 30, title: p.querySelector("title").textContent}; }),
+  lost: [...plot.querySelectorAll(".lw")].map(p => { const b = p.getBoundingClientRect(); return {t: +p.dataset.t, x: b.left + b.width / 2, title: p.querySelector("title").textContent}; }),
+  writes: plot.querySelectorAll(".wk, .wf").length,
+  longest: [...plot.querySelectorAll(".wl")].map(e => e.querySelector("title").textContent),
   ticks: [...document.querySelectorAll("#ticks text")].map(e => e.textContent),
   labels: [...document.querySelectorAll("text.dl")].filter(e => e.getAttribute("display") != "none").map(e => { const b = e.getBoundingClientRect(); return [b.left, b.right]; }),
   verdict: document.getElementById("verdict").textContent,
@@ -266,6 +277,7 @@ func TestInBrowser(t *testing.T) {
 					t.Errorf("failover mark's title %q does not say the failover", mk.Title)
 				}
 			}
+			writes(t, f, tl, page)
 			if !strings.HasPrefix(f.Verdict, "verdict: "+page.Verdict[0]) {
 				t.Errorf("the page's verdict %q, want it to start with %q", f.Verdict, "verdict: "+page.Verdict[0])
 			}
@@ -280,6 +292,46 @@ func TestInBrowser(t *testing.T) {
 				t.Errorf("the chart's screenshot has %d colours and %.0f%% ink: blank", n, 100*ink)
 			}
 		})
+	}
+}
+
+// writes checks the writes row: there exactly when the timeline has a workload, with one
+// lost-writes mark at the x of each failover, titled with what it lost, and the longest
+// outage outlined.
+func writes(t *testing.T, f facts, tl *timeline.Timeline, page rendered) {
+	t.Helper()
+	workload := tl.Repl != nil && tl.Repl.Workload
+	if (f.Writes > 0) != workload {
+		t.Fatalf("%d bands in the writes row; the timeline has a workload: %v", f.Writes, workload)
+	}
+	if !workload {
+		if len(f.Lost) > 0 || len(f.Longest) > 0 {
+			t.Errorf("no workload, yet %d lost-writes marks and %d longest outages", len(f.Lost), len(f.Longest))
+		}
+		return
+	}
+	if len(f.Lost) != len(page.Failovers) {
+		t.Errorf("%d lost-writes marks, want one at each of the %d failovers", len(f.Lost), len(page.Failovers))
+	}
+	for k, fo := range page.Failovers {
+		if k >= len(f.Lost) {
+			break
+		}
+		mk := f.Lost[k]
+		want := f.Left + fo.At.Seconds()/f.Span*f.Width
+		if mk.T != fo.At.Seconds() || math.Abs(mk.X-want) > 1 {
+			t.Errorf("failover at %v: lost-writes mark of t=%g at x=%.1f, want x=%.1f", fo.At, mk.T, mk.X, want)
+		}
+		if !strings.Contains(mk.Title, "lost ") || !strings.Contains(mk.Title, "promoted at position") {
+			t.Errorf("lost-writes mark's title %q does not say what the failover lost", mk.Title)
+		}
+	}
+	if o := page.Outage; o.Length() > 0 {
+		if len(f.Longest) != 1 || !strings.Contains(f.Longest[0], fmt.Sprintf("(%s, ", o.Length())) {
+			t.Errorf("longest outages marked: %q, want the one of %s", f.Longest, o.Length())
+		}
+	} else if len(f.Longest) > 0 {
+		t.Errorf("no outage, yet a longest one marked: %q", f.Longest)
 	}
 }
 

@@ -2,7 +2,11 @@
 // script to zoom; nothing fetched from anywhere), or the chart alone as SVG.
 //
 // The chart has one time axis. Above the lanes, the cluster: the failovers, the master, the
-// coordinator and the policy over time. Then one lane per node, in cluster order: its
+// coordinator and the policy over time, and, when the timeline has a workload, the client's
+// view: a writes row that shows when writes were acknowledged and when they failed (each
+// outage a band titled with its span and its cause, the longest outlined), what each failover
+// lost (a mark at its time, titled with the count and the sequence range) and when semisync
+// fell back and came back. Then one lane per node, in cluster order: its
 // datasource state (a colour per state), its probes (a run of identical outcomes is one band),
 // the faults on its link, its service (master in service, replica, failed, shunned, and its
 // manager down), and its alarms, each a staircase that climbs a tick at a time towards its
@@ -18,6 +22,7 @@
 // that reports every probe (the live runtime) can give its own outcomes (Recorder.Counted).
 //
 // The package is pure: it writes to the io.Writer it is given and does nothing else. The
-// output is deterministic: the same run gives the same bytes. Partitions, the client's outage
-// and its lost writes are not drawn: the replay does not model them yet.
+// output is deterministic: the same run gives the same bytes. The writes row is drawn from
+// the replication model's events alone (its decisions, and its summary at the end, which
+// lists every outage). Partitions are not drawn: the replay does not model them yet.
 package htmlreport

@@ -73,7 +73,8 @@ const pageCSS = `body{font-family:sans-serif;margin:16px;color:#222}h1{font-size
 	`pre{background:#f6f6f6;padding:8px;font-size:12px;overflow-x:auto}`
 
 // zoomJS zooms and pans the plot: it changes the plot's viewBox (its unit is the second) and
-// rewrites the axis and moves the labels that name a time (data-t).
+// rewrites the axis and moves the labels that name a time (data-t), each 3 pixels right of it
+// or data-dx pixels.
 const zoomJS = `(function(){
 var svg=document.getElementById("chart"),plot=document.getElementById("plot");
 if(!svg||!plot)return;
@@ -95,7 +96,7 @@ for(var s=Math.ceil((a+base)/step)*step;s-base<=b;s+=step){var x=xOf(s-base);
 var l=document.createElementNS(NS,"line");l.setAttribute("x1",x);l.setAttribute("x2",x);l.setAttribute("y1",py);l.setAttribute("y2",py+ph);l.setAttribute("class","gl");g.appendChild(l);
 var t=document.createElementNS(NS,"text");t.setAttribute("x",x);t.setAttribute("y",py-7);t.setAttribute("text-anchor","middle");t.setAttribute("class","tl");t.textContent=label(s,step);g.appendChild(t)}
 var ls=svg.querySelectorAll("text[data-t]"),free=-1e9;
-for(var j=0;j<ls.length;j++){var e=ls[j],tt=+e.dataset.t,x=xOf(tt)+3,out=tt<a||tt>b;e.setAttribute("x",x);
+for(var j=0;j<ls.length;j++){var e=ls[j],tt=+e.dataset.t,x=xOf(tt)+(e.dataset.dx?+e.dataset.dx:3),out=tt<a||tt>b;e.setAttribute("x",x);
 if(e.getAttribute("class")=="dl"){out=out||x<free;if(!out)free=x+e.firstChild.nodeValue.length*6.5+6}
 e.setAttribute("display",out?"none":"inline")}}
 function at(e){return a+(e.clientX-svg.getBoundingClientRect().left-px)/pw*(b-a)}

@@ -63,12 +63,30 @@ func (c *chart) legend() {
 	item(line("nf"), "node failed")
 	item(line("rc"), "recovered")
 	next()
+	if c.r.client.on {
+		head("writes:")
+		item(swatch("wk"), "acknowledged")
+		item(swatch("wf"), "failed (an outage)")
+		item(swatch("wf wl"), "the longest outage")
+		item(line("lw"), "a failover's lost writes")
+		item(line("sf"), "semisync fell back")
+		item(line("sr"), "semisync back")
+		next()
+	}
 	fmt.Fprintf(&c.b, `<text x="8" y="%d" class="rl">%s</text>`+"\n", y+10, html.EscapeString(notModelled))
 }
 
 // notModelled says which rows the picture leaves out because the replay has no such thing yet.
-const notModelled = "Not drawn: network partitions (each side's view of the cluster), the client's outage and its lost writes. " +
-	"The replay does not model them yet (the group and replication models are not wired into it); they get rows here when it does."
+const notModelled = "Not drawn: network partitions (each side's view of the cluster). " +
+	"The replay does not model them yet (the group model is not wired into it); they get rows here when it does."
+
+// legendH is the legend's height: a line more for the writes.
+func (c *chart) legendH() int {
+	if c.r.client.on {
+		return legendH + 20
+	}
+	return legendH
+}
 
 // chartCSS styles the chart; it is inside the svg element, so that the chart alone is complete.
 var chartCSS = strings.Join([]string{
@@ -82,6 +100,9 @@ var chartCSS = strings.Join([]string{
 	`path{fill:none;vector-effect:non-scaling-stroke}.al{stroke-width:1.6}.th{stroke:#333;stroke-dasharray:3 2}`,
 	`.fo{stroke:#000;stroke-width:2}.nc{stroke:#d62728;stroke-width:2;stroke-dasharray:5 3}.nf{stroke:#d62728;stroke-width:2}.rc{stroke:#2ca02c;stroke-width:2}`,
 	`.dl{font-size:11px;font-weight:bold}.cl{fill:#fff;font-size:10px;pointer-events:none}`,
+	`.wk{fill:#a1d99b}.wf{fill:#d62728}.wl{fill:#7f0000;stroke:#000;stroke-width:1;vector-effect:non-scaling-stroke}`,
+	`.lw{stroke:#7b2cbf;stroke-width:5}.sf{stroke:#ff7f0e;stroke-width:3}.sr{stroke:#2ca02c;stroke-width:3;stroke-dasharray:3 2}`,
+	`.ll{fill:#4a148c;font-size:10px;font-weight:bold;pointer-events:none}`,
 }, "")
 
 func palette() string {

@@ -31,6 +31,7 @@ type Recorder struct {
 	// nil: the probes are worked out from the timeline and the fault model.
 	counted [][]probeRun
 	seen    bool // an instant was observed
+	client  clientTrack
 }
 
 // change is a row's value from At on, until the next change.
@@ -103,6 +104,7 @@ func New(tl *timeline.Timeline, m *statemap.Map) *Recorder {
 	r.master = []change[int]{{V: master}}
 	r.coord = []change[int]{{V: 0}}
 	r.policy = []change[fence.Policy]{{V: tl.Policy}}
+	r.client = newClientTrack(r)
 	return r
 }
 
@@ -127,6 +129,7 @@ func (r *Recorder) Counted(at time.Duration, node int, c statemap.Condition) {
 // Event implements drive.Observer.
 func (r *Recorder) Event(ev fence.Event) {
 	desc := func() string { return narrate.Clock(r.tl.Start, ev.When()) + " " + narrate.Describe(r.names, ev) }
+	r.clientEvent(ev, desc)
 	switch ev := ev.(type) {
 	case *drive.FaultSet:
 		n := &r.nodes[ev.Node]

@@ -8,6 +8,7 @@ import (
 	"github.com/failsim/failsim/expect"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/htmlreport"
+	"github.com/failsim/failsim/repl"
 	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
@@ -19,6 +20,7 @@ type rendered struct {
 	HTML      []byte
 	Verdict   []string
 	Failovers []fence.Failover
+	Outage    repl.Outage // the longest; zero without a workload
 }
 
 // render replays tl under m as failsim report does and returns the page and the chart alone.
@@ -45,7 +47,11 @@ func render(t testing.TB, tl *timeline.Timeline, m *statemap.Map) (rendered, []b
 	if err := rec.WriteSVG(&c); err != nil {
 		t.Fatal(err)
 	}
-	return rendered{HTML: p.Bytes(), Verdict: verdict.Verdict(), Failovers: verdict.Failovers()}, c.Bytes()
+	out := rendered{HTML: p.Bytes(), Verdict: verdict.Verdict(), Failovers: verdict.Failovers()}
+	if f := verdict.Replication(); f != nil && f.Workload {
+		out.Outage = f.Summary.Outage
+	}
+	return out, c.Bytes()
 }
 
 // load reads a shipped timeline and its statemap.

@@ -34,7 +34,7 @@ const (
 	managerH    = 5
 	alarmH      = 34
 	laneGap     = 14
-	legendH     = 112
+	legendH     = 112 // without the writes' line
 )
 
 // The rows of a lane, as offsets from its top.
@@ -49,14 +49,22 @@ const (
 )
 
 // The cluster's rows above the lanes, as offsets from the plot's top: the labels of the
-// failovers, then the master, the coordinator and the policy.
+// failovers, then the master, the coordinator and the policy, and with a workload the writes.
 const (
 	decisionY = 0
 	masterY   = decisionY + clusterRowH + rowGap
 	coordY    = masterY + clusterRowH + rowGap
 	policyY   = coordY + clusterRowH + rowGap
-	lanesY    = policyY + clusterRowH + laneGap
+	writesY   = policyY + clusterRowH + rowGap + 2 // only with a workload
 )
+
+// lanesY is where the lanes start, under the cluster's rows.
+func (c *chart) lanesY() int {
+	if c.r.client.on {
+		return writesY + clusterRowH + laneGap
+	}
+	return policyY + clusterRowH + laneGap
+}
 
 // chart writes the picture of a run as SVG elements.
 type chart struct {
@@ -116,12 +124,12 @@ func newChart(r *Recorder) *chart {
 	if c.span <= 0 {
 		c.span = time.Second
 	}
-	c.plotH = lanesY + len(r.nodes)*(laneH+laneGap)
+	c.plotH = c.lanesY() + len(r.nodes)*(laneH+laneGap)
 	return c
 }
 
 // height is the whole chart's height.
-func (c *chart) height() int { return plotY + c.plotH + legendH }
+func (c *chart) height() int { return plotY + c.plotH + c.legendH() }
 
 // write writes the chart: one svg element, self-contained.
 func (c *chart) write(w io.Writer, standalone bool) error {
@@ -140,15 +148,17 @@ func (c *chart) write(w io.Writer, standalone bool) error {
 	c.labels()
 	fmt.Fprintf(&c.b, `<svg id="plot" x="%d" y="%d" width="%d" height="%d" viewBox="0 0 %s %d" preserveAspectRatio="none">`+"\n", labelW, plotY, plotW, c.plotH, sec(c.span), c.plotH)
 	c.clusterRows()
+	c.writesRow()
 	probes := r.probes()
 	for i := range r.nodes {
-		top := lanesY + i*(laneH+laneGap)
+		top := c.lanesY() + i*(laneH+laneGap)
 		c.lane(i, top, probes[i])
 	}
 	c.marks()
 	c.b.WriteString("</svg>\n")
 	c.decisionLabels()
 	c.clusterLabels()
+	c.lossLabels()
 	c.legend()
 	c.b.WriteString("</svg>\n")
 	_, err := w.Write(c.b.Bytes())
@@ -170,8 +180,11 @@ func (c *chart) labels() {
 	row(masterY, clusterRowH, "master")
 	row(coordY, clusterRowH, "coordinator")
 	row(policyY, clusterRowH, "policy")
+	if c.r.client.on {
+		row(writesY, clusterRowH, "writes")
+	}
 	for i, n := range c.r.tl.Nodes {
-		top := lanesY + i*(laneH+laneGap)
+		top := c.lanesY() + i*(laneH+laneGap)
 		fmt.Fprintf(&c.b, `<g class="lane" data-node="%s"><rect x="2" y="%d" width="%d" height="%d" class="lb"/>`, html.EscapeString(n.Name), plotY+top-4, chartW-4, laneH+8)
 		fmt.Fprintf(&c.b, `<text x="8" y="%d" font-size="13" font-weight="bold">%s</text><text x="8" y="%d" class="rl">%s</text>`+"\n", plotY+top+12, html.EscapeString(n.Name), plotY+top+26, n.Role)
 		row(top+stateY, stateH, "state")
@@ -390,7 +403,7 @@ func alarmTicks(raised, end time.Duration, atEnd bool) (first, last time.Duratio
 // failed or recovered as a line across its lane.
 func (c *chart) marks() {
 	for _, m := range c.r.marks {
-		top := lanesY + m.Node*(laneH+laneGap)
+		top := c.lanesY() + m.Node*(laneH+laneGap)
 		switch m.Kind {
 		case fence.KindFailover, fence.KindNoCandidate:
 			cls := "fo"

@@ -3,11 +3,13 @@ package repl
 import "time"
 
 // client is the application's view of its writes, in the order it issued them: how many it
-// offered, how many were acknowledged in time, and the longest run with none acknowledged.
+// offered, how many were acknowledged in time, the longest run with none acknowledged, and
+// every such run.
 type client struct {
 	offered, acked int64
 	runStart       int64 // the first write of the failures since the last acknowledged one; -1 for none
 	longest        Outage
+	outages        []Outage // every closed run, in order
 }
 
 // Outage is a run of time with no acknowledged write: from the first write that failed to the
@@ -49,5 +51,6 @@ func (c *client) close(r Rate, k int64) {
 	if o.Length() > c.longest.Length() {
 		c.longest = o
 	}
+	c.outages = append(c.outages, o)
 	c.runStart = -1
 }

@@ -45,6 +45,7 @@ func TestMasterDeathLaggingReplica(t *testing.T) {
 		Offered: 12001, Acknowledged: 11801, Failed: 200, Committed: 6000 + 5801,
 		Unavailable: 2 * time.Second,
 		Outage:      Outage{From: 60 * time.Second, To: 62 * time.Second, Writes: 200},
+		Outages:     []Outage{{From: 60 * time.Second, To: 62 * time.Second, Writes: 200}},
 		Lost:        299, Losses: []Loss{loss},
 	})
 }
@@ -82,6 +83,7 @@ func TestMasterDeathSemisync(t *testing.T) {
 		Offered: 12001, Acknowledged: 10000, Failed: 2001, Committed: 6000 + 5801,
 		Unavailable: sec(20.01),
 		Outage:      Outage{From: 50 * time.Second, To: sec(70.01), Writes: 2001},
+		Outages:     []Outage{{From: 50 * time.Second, To: sec(70.01), Writes: 2001}},
 		Losses:      []Loss{loss}, Fallbacks: 1,
 	})
 }
@@ -120,6 +122,7 @@ func TestSemisyncFallsBackAndReturns(t *testing.T) {
 		Offered: 901, Acknowledged: 820, Failed: 81, Committed: 901,
 		Unavailable: sec(8.1),
 		Outage:      Outage{From: 30 * time.Second, To: sec(38.1), Writes: 81},
+		Outages:     []Outage{{From: 30 * time.Second, To: sec(38.1), Writes: 81}},
 		Fallbacks:   1,
 	})
 }
@@ -152,5 +155,7 @@ func TestEBSStallWorkload(t *testing.T) {
 		Offered: 720_001, Acknowledged: 426_001, Failed: 294_000, Committed: 426_001,
 		Unavailable: 1470 * time.Second,
 		Outage:      Outage{From: hm(11, 0), To: hm(21, 0), Writes: 120_000},
+		Outages: []Outage{{From: hm(11, 0), To: hm(21, 0), Writes: 120_000}, {From: hm(21, 5), To: hm(25, 0), Writes: 47_000},
+			{From: hm(25, 4), To: hm(30, 0), Writes: 59_200}, {From: hm(30, 6), To: hm(35, 45), Writes: 67_800}},
 	})
 }

@@ -155,7 +155,7 @@ func drawRun(t *rapid.T) (Config, []ev, time.Duration) {
 
 // TestMatchesReference: on short random runs the counted model and the write-by-write
 // reference agree on the summary (writes offered, acknowledged, failed, committed, the
-// longest outage, every loss), on every decision, and on the ledger write by write; and the
+// longest outage and every outage, every loss), on every decision, and on the ledger write by write; and the
 // summary's counts add up.
 func TestMatchesReference(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
@@ -164,6 +164,16 @@ func TestMatchesReference(t *testing.T) {
 		got := m.Summary()
 		if got.Acknowledged+got.Failed != got.Offered {
 			t.Fatalf("acknowledged %d + failed %d != offered %d", got.Acknowledged, got.Failed, got.Offered)
+		}
+		var failed int64
+		for k, o := range got.Outages {
+			failed += o.Writes
+			if o.Length() <= 0 || (k > 0 && o.From <= got.Outages[k-1].To) {
+				t.Fatalf("outages %+v: not disjoint runs in order", got.Outages)
+			}
+		}
+		if failed != got.Failed {
+			t.Fatalf("the outages' writes add up to %d, want the %d failed", failed, got.Failed)
 		}
 		if got.Lost > got.Acknowledged {
 			t.Fatalf("lost %d > acknowledged %d", got.Lost, got.Acknowledged)

@@ -425,9 +425,11 @@ func (r *ref) run(evs []ev, end int64, atEnd func()) (Summary, []Decision) {
 		if w.state == refAcked {
 			s.Acknowledged++
 			if run >= 0 {
-				if o := (Outage{From: time.Duration(run) * q, To: time.Duration(i) * q, Writes: int64(i) - run}); o.Length() > longest.Length() {
+				o := Outage{From: time.Duration(run) * q, To: time.Duration(i) * q, Writes: int64(i) - run}
+				if o.Length() > longest.Length() {
 					longest = o
 				}
+				s.Outages = append(s.Outages, o)
 				run = -1
 			}
 		} else if run < 0 {
@@ -438,9 +440,11 @@ func (r *ref) run(evs []ev, end int64, atEnd func()) (Summary, []Decision) {
 		}
 	}
 	if run >= 0 {
-		if o := (Outage{From: time.Duration(run) * q, To: time.Duration(len(r.writes)) * q, Writes: int64(len(r.writes)) - run}); o.Length() > longest.Length() {
+		o := Outage{From: time.Duration(run) * q, To: time.Duration(len(r.writes)) * q, Writes: int64(len(r.writes)) - run}
+		if o.Length() > longest.Length() {
 			longest = o
 		}
+		s.Outages = append(s.Outages, o)
 	}
 	s.Failed = s.Offered - s.Acknowledged
 	s.Outage = longest

@@ -173,6 +173,7 @@ func TestPartitionMerge(t *testing.T) {
 		Offered: 1501, Acknowledged: 1201, Failed: 300, Committed: 1201,
 		Unavailable: 30 * time.Second,
 		Outage:      Outage{From: 90 * time.Second, To: 120 * time.Second, Writes: 300},
+		Outages:     []Outage{{From: 90 * time.Second, To: 120 * time.Second, Writes: 300}},
 		Lost:        600, Losses: []Loss{deferred, merged},
 	})
 	var lost int64

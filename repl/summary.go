@@ -15,6 +15,9 @@ type Summary struct {
 	Unavailable time.Duration
 	// Outage is the longest run with no acknowledged write (the first of the longest); zero for none.
 	Outage Outage
+	// Outages is every run with no acknowledged write, in order: Outage is the first of the
+	// longest of them, and their Writes add up to Failed. Nil for none.
+	Outages []Outage
 	// Lost is the acknowledged writes lost, over every Loss.
 	Lost int64
 	// Losses has one entry for each failover and each overwritten master at a merge, in order,
@@ -43,14 +46,17 @@ func (m *Model) Summary() Summary {
 		Failed:       c.client.offered - c.client.acked,
 		Committed:    m.committed,
 		Outage:       c.client.longest,
+		Outages:      slices.Clone(c.client.outages),
 		Losses:       slices.Clone(m.losses),
 		Fallbacks:    c.fallbacks,
 	}
 	if !m.cfg.Rate.Zero() {
 		s.Unavailable = m.cfg.Rate.Span(s.Failed)
 		if cl := c.client; cl.runStart >= 0 {
+			cl.outages = nil // the close appends the open run alone; the closed ones are in s already
 			cl.close(m.cfg.Rate, cl.offered)
 			s.Outage = cl.longest
+			s.Outages = append(s.Outages, cl.outages...)
 		}
 	}
 	for _, l := range m.losses {
@@ -75,5 +81,6 @@ func (m *Model) clone() *Model {
 	c.wait = slices.Clone(m.wait)
 	c.losses = slices.Clone(m.losses)
 	c.ranking = slices.Clone(m.ranking)
+	c.client.outages = slices.Clone(m.client.outages)
 	return &c
 }

@@ -14,7 +14,20 @@ import (
 //
 //	go test ./sweep -run '^$' -bench Sweep12x12 -benchtime 1x
 func BenchmarkSweep12x12(b *testing.B) {
+	benchSweep(b, config(b, 2000, "login_response_timeout.threshold=1..12", "socket_connect_timeout.threshold=1..12"))
+}
+
+// BenchmarkSweep12x12Workload is the same grid with --workload writes=200/s,deadline=2s: every
+// trace also runs the replication model, and the row's shortcut is off (memo.go).
+//
+//	go test ./sweep -run '^$' -bench Sweep12x12Workload -benchtime 1x
+func BenchmarkSweep12x12Workload(b *testing.B) {
 	cfg := config(b, 2000, "login_response_timeout.threshold=1..12", "socket_connect_timeout.threshold=1..12")
+	cfg.Workload = workload(b)
+	benchSweep(b, cfg)
+}
+
+func benchSweep(b *testing.B, cfg Config) {
 	results := cfg.Grid.Len() * (cfg.Benign + cfg.Fatal)
 	replays := 0
 	cpu0 := cpuTime()

@@ -18,6 +18,9 @@
 //
 // A run can be split in shards (Compute with a Shard); MergeShares joins the shares into the
 // result of the run done at once. Result writes sweep.csv, sweep.json and the picture (gonum
-// plot, SVG and PNG). The group model's liveness settings and the replication model's workload
-// (outage, writes lost) are not in the replay yet: a sweep cannot vary or measure them.
+// plot, SVG and PNG). With a workload (Config.Workload, check's) every trace also runs the
+// replication model and each point measures the client's view per family: the unavailable
+// time per trace and the acknowledged writes lost (ClientStats); the row's shortcut is then
+// off, for the first fence no longer says all a point keeps. The group model's liveness
+// settings are not in the replay yet: a sweep cannot vary them.
 package sweep

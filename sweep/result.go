@@ -106,6 +106,12 @@ func (r *Result) CSV() []byte {
 	}
 	head = append(head, "in_force", "pareto", "benign_traces", "false_failovers", "false_failover_rate",
 		"fatal_traces", "fenced", "fenced_early", "missed", "detect_p50_s", "detect_p95_s", "detect_max_s", "incidents_changed")
+	workload := r.Run.Workload != ""
+	if workload {
+		for _, f := range []string{"benign", "fatal"} {
+			head = append(head, f+"_unavailable_p50_s", f+"_unavailable_p95_s", f+"_unavailable_max_s", f+"_lost", f+"_lost_p95")
+		}
+	}
 	w.Write(head)
 	rows := r.Points
 	if !r.InForce.inGrid(r) {
@@ -135,6 +141,17 @@ func (r *Result) CSV() []byte {
 			}
 		}
 		row = append(row, strings.Join(changed, " "))
+		if workload {
+			var b, f *ClientStats
+			if p.Benign != nil {
+				b = p.Benign.Client
+			}
+			if p.Fatal != nil {
+				f = p.Fatal.Client
+			}
+			row = append(row, b.cells()...)
+			row = append(row, f.cells()...)
+		}
 		w.Write(row)
 	}
 	w.Flush()
@@ -156,4 +173,13 @@ func seconds(s *float64) string {
 		return ""
 	}
 	return strconv.FormatFloat(*s, 'f', -1, 64)
+}
+
+// cells are the CSV's five cells of a family's client view; empty when it was not measured.
+func (c *ClientStats) cells() []string {
+	if c == nil {
+		return []string{"", "", "", "", ""}
+	}
+	f := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+	return []string{f(c.UnavailableP50), f(c.UnavailableP95), f(c.UnavailableMax), strconv.FormatInt(c.Lost, 10), strconv.FormatInt(c.LostP95, 10)}
 }

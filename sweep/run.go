@@ -35,6 +35,9 @@ type Config struct {
 	Incidents []Incident
 	Shard     Shard
 	Workers   int // goroutines replaying; <= 0 means GOMAXPROCS
+	// Workload, if not nil, gives every trace a workload and the replication its family adds
+	// (check's --workload): each point then also measures the client's view (ClientStats).
+	Workload *check.Workload
 
 	noMemo bool // replay every trace at every point: for the test that the shortcut changes nothing
 }
@@ -92,7 +95,7 @@ func Compute(ctx context.Context, cfg Config) (*Share, error) {
 	var benign, fatal []*timeline.Timeline
 	var starts []time.Duration
 	if cfg.Benign > 0 {
-		g, err := check.NewGenerator(check.Benign, cfg.Shape, cfg.Map, 0)
+		g, err := check.NewGeneratorOptions(check.Benign, cfg.Shape, cfg.Map, check.Options{Workload: cfg.Workload})
 		if err != nil {
 			return nil, err
 		}
@@ -101,7 +104,7 @@ func Compute(ctx context.Context, cfg Config) (*Share, error) {
 		}
 	}
 	if cfg.Fatal > 0 {
-		g, within, err := fatalGenerator(cfg.Grid, base, cfg.Shape, work)
+		g, within, err := fatalGenerator(cfg.Grid, base, cfg.Shape, work, cfg.Workload)
 		if err != nil {
 			return nil, err
 		}
@@ -119,6 +122,12 @@ func Compute(ctx context.Context, cfg Config) (*Share, error) {
 			tl.End = min(tl.End, at+within)
 			n, _ := slices.BinarySearchFunc(tl.Events, tl.End+1, func(ev timeline.Event, t time.Duration) int { return cmp.Compare(ev.At, t) })
 			tl.Events = tl.Events[:n]
+			if tl.Repl != nil {
+				r := *tl.Repl
+				n, _ := slices.BinarySearchFunc(r.Events, tl.End+1, func(ev timeline.ReplEvent, t time.Duration) int { return cmp.Compare(ev.At, t) })
+				r.Events = r.Events[:n]
+				tl.Repl = &r
+			}
 		}
 	}
 
@@ -164,12 +173,16 @@ func Compute(ctx context.Context, cfg Config) (*Share, error) {
 		set       Setting
 		falseAt   []bool          // per benign trace: the master was fenced
 		detect    []time.Duration // per fatal trace: time to fence, or missed / early
+		client    [2][]outcome    // with a workload, per benign and per fatal trace: the client's view
 		incidents []IncidentResult
 	}
 	pw := make([]pointWork, len(mine))
 	for p, i := range mine {
 		pw[p] = pointWork{values: work[i], set: cfg.Grid.apply(base, work[i]),
 			falseAt: make([]bool, len(benign)), detect: make([]time.Duration, len(fatal))}
+		if cfg.Workload != nil {
+			pw[p].client = [2][]outcome{make([]outcome, len(benign)), make([]outcome, len(fatal))}
+		}
 	}
 	values := make([][]int64, len(pw))
 	for p := range pw {
@@ -187,38 +200,50 @@ func Compute(ctx context.Context, cfg Config) (*Share, error) {
 		go func() {
 			defer wg.Done()
 			var w watch
-			memo := map[memoKey]time.Duration{}
+			memo := map[memoKey]outcome{}
 			ats := make([]time.Duration, len(pw))
+			outs := make([]outcome, len(pw))
 			// fenced replays trace tl at every point into put, and no more often than it
 			// must: once for the points that differ only in thresholds of conditions its
-			// probes never end in, and not at all between two points of a row that agree.
-			fenced := func(tl *timeline.Timeline, put func(p int, at time.Duration)) {
+			// probes never end in, and, without a workload, not at all between two points of
+			// a row that agree. With a workload the row's shortcut is off: two points that
+			// fence the master at one time may still differ in what the client saw after it.
+			fenced := func(tl *timeline.Timeline, put func(p int, o outcome)) {
 				clear(memo)
 				var m conditionMasks
-				eval := func(p int) time.Duration {
+				eval := func(p int) outcome {
 					key, ok := cfg.Grid.memoKey(pw[p].values, m.of(tl, pw[p].set.Timeout))
-					at, seen := memo[key]
+					o, seen := memo[key]
 					if !ok || !seen {
-						at = w.replay(tl, pw[p].set)
+						o = w.replay(tl, pw[p].set)
 						replays.Add(1)
 						if ok {
-							memo[key] = at
+							memo[key] = o
 						}
 					}
-					return at
+					return o
 				}
-				if cfg.noMemo {
+				switch {
+				case cfg.noMemo:
 					for p := range pw {
 						put(p, w.replay(tl, pw[p].set))
 					}
 					replays.Add(int64(len(pw)))
 					return
-				}
-				for _, row := range rows {
-					fillRow(row, ats, eval)
+				case cfg.Workload != nil:
+					for p := range pw {
+						outs[p] = eval(p)
+					}
+				default:
+					for _, row := range rows {
+						fillRow(row, ats, func(p int) time.Duration { return eval(p).at })
+					}
+					for p := range pw {
+						outs[p] = outcome{at: ats[p]}
+					}
 				}
 				for p := range pw {
-					put(p, ats[p])
+					put(p, outs[p])
 				}
 			}
 			for ctx.Err() == nil {
@@ -233,7 +258,11 @@ func Compute(ctx context.Context, cfg Config) (*Share, error) {
 					p.incidents = incidentsAt(cfg.Grid, p.values, cfg.Incidents, baseline)
 				case t.fatal:
 					for i := t.from; i < t.to; i++ {
-						fenced(fatal[i], func(p int, at time.Duration) {
+						fenced(fatal[i], func(p int, o outcome) {
+							at := o.at
+							if pw[p].client[1] != nil {
+								pw[p].client[1][i] = o
+							}
 							switch {
 							case at < 0:
 								pw[p].detect[i] = missed
@@ -246,7 +275,12 @@ func Compute(ctx context.Context, cfg Config) (*Share, error) {
 					}
 				default:
 					for i := t.from; i < t.to; i++ {
-						fenced(benign[i], func(p int, at time.Duration) { pw[p].falseAt[i] = at >= 0 })
+						fenced(benign[i], func(p int, o outcome) {
+							pw[p].falseAt[i] = o.at >= 0
+							if pw[p].client[0] != nil {
+								pw[p].client[0][i] = o
+							}
+						})
 					}
 				}
 			}
@@ -261,9 +295,11 @@ func Compute(ctx context.Context, cfg Config) (*Share, error) {
 		pt := SharePoint{Index: i, Values: pw[p].values, Incidents: pw[p].incidents}
 		if len(benign) > 0 {
 			pt.Benign = benignStats(pw[p].falseAt)
+			pt.Benign.Client = clientStats(pw[p].client[0])
 		}
 		if len(fatal) > 0 {
 			pt.Fatal = fatalStats(pw[p].detect)
+			pt.Fatal.Client = clientStats(pw[p].client[1])
 		}
 		sh.Computed = append(sh.Computed, pt)
 	}
@@ -289,6 +325,9 @@ func (cfg Config) identity() Identity {
 	id := Identity{Statemap: cfg.StatemapPath, StatemapText: cfg.StatemapText, Seed: cfg.Seed, Nodes: cfg.Shape.Nodes,
 		Length: cfg.Shape.Length.String(), Interval: cfg.Shape.Interval.String(), Timeout: cfg.Shape.Timeout.String(),
 		BenignTraces: cfg.Benign, FatalTraces: cfg.Fatal, Incidents: []Input{}}
+	if cfg.Workload != nil {
+		id.Workload = cfg.Workload.String()
+	}
 	for _, a := range cfg.Grid.Axes {
 		id.Vary = append(id.Vary, a.Spec())
 	}
@@ -313,14 +352,14 @@ func workList(g Grid, b Base) [][]int64 {
 // fatalGenerator makes the generator of fatal traces: narrowed to the conditions the grid
 // varies, and each trace long enough after its fault for every point of work to fence it
 // within its promise. It returns that span too: the longest promise, and a tick more.
-func fatalGenerator(g Grid, b Base, shape check.Shape, work [][]int64) (*check.Generator, time.Duration, error) {
+func fatalGenerator(g Grid, b Base, shape check.Shape, work [][]int64, wl *check.Workload) (*check.Generator, time.Duration, error) {
 	var conds []statemap.Condition
 	for _, a := range g.Axes {
 		if a.What == Threshold {
 			conds = append(conds, a.Condition)
 		}
 	}
-	opt := check.Options{}
+	opt := check.Options{Workload: wl}
 	if len(conds) > 0 {
 		opt.FatalOnly = func(c statemap.Condition) bool { return slices.Contains(conds, c) }
 	}

@@ -29,6 +29,7 @@ type Identity struct {
 	Interval     string   `json:"interval"` // the base checker's
 	Timeout      string   `json:"timeout"`
 	Incidents    []Input  `json:"incidents"`
+	Workload     string   `json:"workload,omitempty"` // --workload as check.Workload writes it; "" for none
 }
 
 // Input is an input file as a run records it.

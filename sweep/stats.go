@@ -10,9 +10,10 @@ import (
 // BenignStats is what a point's benign traces say: how many fenced their master, every one
 // of them falsely.
 type BenignStats struct {
-	Traces         int     `json:"traces"`
-	FalseFailovers int     `json:"false_failovers"` // traces whose master was fenced: a failover, or failed with no replica eligible
-	Rate           float64 `json:"rate"`            // FalseFailovers / Traces
+	Traces         int          `json:"traces"`
+	FalseFailovers int          `json:"false_failovers"`  // traces whose master was fenced: a failover, or failed with no replica eligible
+	Rate           float64      `json:"rate"`             // FalseFailovers / Traces
+	Client         *ClientStats `json:"client,omitempty"` // with a workload; nil without
 }
 
 // FatalStats is what a point's fatal traces say: how long after its fault the dead master was
@@ -27,6 +28,44 @@ type FatalStats struct {
 	P50 *float64 `json:"p50_s"`
 	P95 *float64 `json:"p95_s"`
 	Max *float64 `json:"max_s"`
+	// Client is the client's view over every fatal trace (those fenced early or missed
+	// included), with a workload; nil without.
+	Client *ClientStats `json:"client,omitempty"`
+}
+
+// ClientStats is what the client saw over a family's traces at a point, with a workload
+// (Config.Workload). A trace's unavailable time is its failed writes at the workload's rate
+// (repl.Summary.Unavailable): every outage of the replay added up, so a master that flaps
+// costs each of its outages, where the longest outage would show one. A fatal trace ends a
+// tick past the slowest point's promise after its fault: a point that never fences its dead
+// master is unavailable from the fault to that end.
+type ClientStats struct {
+	UnavailableP50 float64 `json:"unavailable_p50_s"` // seconds, nearest rank over the traces
+	UnavailableP95 float64 `json:"unavailable_p95_s"`
+	UnavailableMax float64 `json:"unavailable_max_s"`
+	Lost           int64   `json:"lost"`     // acknowledged writes lost, over every trace
+	LostP95        int64   `json:"lost_p95"` // acknowledged writes lost by one replay, nearest rank
+}
+
+// clientStats sums up the client's view of a point's replays of one family; nil for none
+// (no workload).
+func clientStats(outs []outcome) *ClientStats {
+	if len(outs) == 0 {
+		return nil
+	}
+	un := make([]time.Duration, len(outs))
+	lost := make([]int64, len(outs))
+	s := &ClientStats{}
+	for i, o := range outs {
+		un[i], lost[i] = o.unavailable, o.lost
+		s.Lost += o.lost
+	}
+	slices.Sort(un)
+	slices.Sort(lost)
+	s.UnavailableP50, s.UnavailableP95 = *percentile(un, 50), *percentile(un, 95)
+	s.UnavailableMax = *percentile(un, 100)
+	s.LostP95 = lost[max((95*len(lost)+99)/100, 1)-1]
+	return s
 }
 
 func benignStats(fenced []bool) *BenignStats {

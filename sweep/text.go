@@ -25,8 +25,12 @@ func (r *Result) WriteText(w io.Writer) error {
 	if n := r.Run.FatalTraces; n > 0 {
 		traces = append(traces, fmt.Sprintf("%d fatal", n))
 	}
-	fmt.Fprintf(w, "failsim sweep: %s under %s, seed %d, %s traces a setting, %d nodes, %s each\n",
-		strings.Join(r.Run.Vary, " "), sm, r.Run.Seed, strings.Join(traces, " and "), r.Run.Nodes, r.Run.Length)
+	work := ""
+	if r.Run.Workload != "" {
+		work = ", workload " + r.Run.Workload
+	}
+	fmt.Fprintf(w, "failsim sweep: %s under %s, seed %d, %s traces a setting, %d nodes, %s each%s\n",
+		strings.Join(r.Run.Vary, " "), sm, r.Run.Seed, strings.Join(traces, " and "), r.Run.Nodes, r.Run.Length, work)
 	if len(r.FatalFaults) > 0 {
 		fmt.Fprintf(w, "fatal faults: %s\n", strings.Join(r.FatalFaults, ", "))
 	}
@@ -37,7 +41,11 @@ func (r *Result) WriteText(w io.Writer) error {
 	for _, a := range r.Grid.Axes {
 		head = append(head, a.Name)
 	}
-	head = append(head, "false failovers", "fenced p50", "p95", "max", "missed", "incidents changed", "")
+	head = append(head, "false failovers", "fenced p50", "p95", "max", "missed")
+	if work != "" {
+		head = append(head, "benign unavail p95", "lost", "fatal unavail p50", "p95", "max", "lost", "lost p95")
+	}
+	head = append(head, "incidents changed", "")
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
 	rows := r.Points
 	if !slices.Contains(rows, r.InForce) {
@@ -58,6 +66,9 @@ func (r *Result) WriteText(w io.Writer) error {
 			cells = append(cells, secs(f.P50), secs(f.P95), secs(f.Max), strconv.Itoa(f.Missed))
 		} else {
 			cells = append(cells, "-", "-", "-", "-")
+		}
+		if work != "" {
+			cells = append(cells, clientCells(p)...)
 		}
 		n := 0
 		for _, inc := range p.Incidents {
@@ -118,4 +129,22 @@ func secs(s *float64) string {
 		return "never"
 	}
 	return strconv.FormatFloat(*s, 'f', -1, 64) + "s"
+}
+
+// clientCells are a point's cells of the client's view: the unavailable time's p95 and the
+// writes lost on benign traces, the unavailable time's p50, p95 and max, the writes lost and
+// their p95 a replay on fatal ones.
+func clientCells(p *Point) []string {
+	d := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) + "s" }
+	out := []string{"-", "-", "-", "-", "-", "-", "-"}
+	if p.Benign != nil && p.Benign.Client != nil {
+		c := p.Benign.Client
+		out[0], out[1] = d(c.UnavailableP95), strconv.FormatInt(c.Lost, 10)
+	}
+	if p.Fatal != nil && p.Fatal.Client != nil {
+		c := p.Fatal.Client
+		out[2], out[3], out[4] = d(c.UnavailableP50), d(c.UnavailableP95), d(c.UnavailableMax)
+		out[5], out[6] = strconv.FormatInt(c.Lost, 10), strconv.FormatInt(c.LostP95, 10)
+	}
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/repl"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/timeline"
 )
@@ -14,23 +15,37 @@ const (
 	early  time.Duration = -2 // the master was fenced before its fatal fault started
 )
 
-// watch is the observer of one replay: when the first node, the master, is first fenced.
-type watch struct {
-	at time.Duration // -1: not fenced
+// outcome is what one replay of a trace says: when its first master was first fenced (-1 for
+// never), and with a workload the client's view at the end: the time its failed writes stand
+// for and the acknowledged writes lost.
+type outcome struct {
+	at          time.Duration
+	unavailable time.Duration
+	lost        int64
 }
 
-// replay replays tl under s and returns when its first master was fenced, -1 for never.
-func (w *watch) replay(tl *timeline.Timeline, s Setting) time.Duration {
-	w.at = -1
+// watch is the observer of one replay: when the first node, the master, is first fenced, and
+// the replication model's summary when the trace has a workload.
+type watch struct {
+	out outcome
+}
+
+// replay replays tl under s and returns what it says.
+func (w *watch) replay(tl *timeline.Timeline, s Setting) outcome {
+	w.out = outcome{at: -1}
 	t := *tl
 	t.Interval, t.Timeout = s.Interval, s.Timeout
 	sim.Replay(&t, s.Map, w)
-	return w.at
+	return w.out
 }
 
 // Event implements drive.Observer.
 func (w *watch) Event(ev fence.Event) {
-	if w.at >= 0 {
+	if f, ok := ev.(repl.Final); ok && f.Workload {
+		w.out.unavailable, w.out.lost = f.Summary.Unavailable, f.Summary.Lost
+		return
+	}
+	if w.out.at >= 0 {
 		return
 	}
 	switch ev := ev.(type) {
@@ -47,7 +62,7 @@ func (w *watch) Event(ev fence.Event) {
 
 func (w *watch) fenced(at time.Duration, node int) {
 	if node == 0 {
-		w.at = at
+		w.out.at = at
 	}
 }
 

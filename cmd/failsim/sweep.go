@@ -55,6 +55,7 @@ type sweepFlags struct {
 	format           string
 	workers          int
 	logLevel         string
+	workload         string
 }
 
 func (m *Main) sweepCmd() *cobra.Command {
@@ -65,8 +66,11 @@ func (m *Main) sweepCmd() *cobra.Command {
 		Long: `Vary statemap thresholds and the checker's interval and timeout over a grid, replay one set of
 generated traces at every point, and measure the trade: the false-failover rate on benign
 traces against the time to fence a dead master on fatal ones, and which incidents change
-verdict. Writes sweep.csv, sweep.json, sweep.svg and sweep.png in --out; with --shard, one
-share of the grid for 'failsim merge'. Exit 0 when the sweep ran, 2 for bad input.`,
+verdict. With --workload every trace also gets writes and replication (as failsim check
+--workload), and each point measures the client's view: the unavailable time per trace
+(p50, p95, max) and the acknowledged writes lost (in all, and the p95 of one trace). Writes
+sweep.csv, sweep.json, sweep.svg and sweep.png in --out; with --shard, one share of the
+grid for 'failsim merge'. Exit 0 when the sweep ran, 2 for bad input.`,
 		Annotations: map[string]string{argsAnnotation: "[INCIDENT...]"},
 		RunE:        func(c *cobra.Command, args []string) error { return m.runSweep(c.Context(), &o, args) },
 	}
@@ -85,6 +89,7 @@ share of the grid for 'failsim merge'. Exit 0 when the sweep ran, 2 for bad inpu
 	f.StringVar(&o.shard, "shard", "", "compute share `K/N` of the grid (K from 0 to N-1, or auto/N: K from JOB_COMPLETION_INDEX) and write it to DIR/sweep-shard-K-of-N.json")
 	formatVar(c, &o.format)
 	f.IntVar(&o.workers, "workers", 0, "`N` replays in parallel (default: every core)")
+	f.StringVar(&o.workload, "workload", "", "give every trace a workload, `writes=N/s,deadline=D` (as failsim check --workload), and measure the client's outage and lost writes at each point")
 	logLevelVar(c, &o.logLevel)
 	return c
 }
@@ -121,6 +126,13 @@ func (m *Main) runSweep(ctx context.Context, o *sweepFlags, args []string) error
 	}
 	if o.traces < 1 {
 		return usageErr(fmt.Errorf("--traces %d: want at least 1", o.traces), "")
+	}
+	if o.workload != "" {
+		w, err := check.ParseWorkload(o.workload)
+		if err != nil {
+			return usageErr(fmt.Errorf("--workload %s: %w", o.workload, err), "--workload writes=200/s,deadline=2s")
+		}
+		cfg.Workload = &w
 	}
 	if o.nodes < 1 {
 		return usageErr(fmt.Errorf("--nodes %d: want at least 1", o.nodes), "")
