@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/statemap"
@@ -47,6 +48,13 @@ type Config struct {
 	// before the engine is (an outcome of statemap.Undefined, a probe that ended without one, is
 	// told here and not to the engine).
 	Counted func(at time.Duration, node int, c statemap.Condition)
+	// Group, when not nil, runs the managers as a group (package cluster) beside the engine:
+	// the script's manager, host and partition actions change the group's network, and at a
+	// tick the group's decisions come just before the engine's. The group ticks only while it
+	// is not quiet (cluster.Cluster.Quiet), so a run in which managers only stop and start
+	// cleanly pays for no tick of the group's. Nil (the live runtime): no group, and the
+	// engine's coordinator is the first node whose manager is up, as it always was.
+	Group *cluster.Config
 }
 
 // Work is what an instant asks of the adapter, in this order: make each fault real, then start
@@ -61,6 +69,8 @@ type Work struct {
 // New. It is not safe for concurrent use: one goroutine drives it.
 type Driver struct {
 	e       *fence.Engine
+	c       *cluster.Cluster // nil without Config.Group
+	noted   bool             // the cluster told the observers of something since this was cleared
 	nodes   []prober
 	foresee bool // cfg.Foresee != nil
 	cfg     Config
@@ -99,6 +109,9 @@ func New(e *fence.Engine, cfg Config, obs ...Observer) *Driver {
 	d := &Driver{e: e, cfg: cfg, obs: obs, nodes: make([]prober, e.Len()), foresee: cfg.Foresee != nil}
 	for i := range d.nodes {
 		d.nodes[i].set(idle, 0)
+	}
+	if cfg.Group != nil {
+		d.c = cluster.New(e, *cfg.Group, d.tell)
 	}
 	d.act = -1
 	d.advance()
@@ -147,8 +160,9 @@ func (d *Driver) Begin(t time.Duration) Work {
 		// Nothing but the tick at this instant: if it decides nothing, the observers have
 		// nothing to look at.
 		d.lone = true
+		d.noted = false
 		d.tickAt(t)
-		d.told = d.flush() || d.cfg.EveryTick
+		d.told = d.flush() || d.noted || d.cfg.EveryTick
 		return Work{At: t}
 	}
 	d.lone = false

@@ -33,11 +33,15 @@ func (d *Driver) nextTick() time.Duration {
 	if d.cfg.EveryTick {
 		return fence.NextTick(d.ticked)
 	}
-	n, ok := d.e.TicksToExpiry()
-	if !ok {
-		return Never
+	t := Never
+	if n, ok := d.e.TicksToExpiry(); ok {
+		t = fence.NthTick(d.ticked, n)
 	}
-	return fence.NthTick(d.ticked, n)
+	if d.c != nil && !d.c.Quiet() {
+		// The group ticks at every tick from the last instant on while it is not quiet.
+		t = min(t, fence.NextTick(max(d.last, d.ticked)))
+	}
+	return t
 }
 
 func (d *Driver) actionAt(t time.Duration) bool {
@@ -66,16 +70,26 @@ func (d *Driver) apply(t time.Duration, a *Action) {
 		}
 		d.faults = append(d.faults, FaultChange{Node: a.Node, Fault: a.Fault})
 		d.noteFault(t, a.Node, a.Fault)
-	case ManagerDown:
-		p := &d.nodes[a.Node]
-		p.set(down, 0)
-		p.seq++ // the probe under way is lost
-		d.e.SetManager(t, a.Node, false)
-	case ManagerUp:
-		if p := &d.nodes[a.Node]; p.phase == down {
-			p.set(idle, t)
+	case ManagerDown, ManagerUp, HostDown, HostUp, Partition:
+		if d.c == nil {
+			d.managerAlone(t, a)
+			return
 		}
-		d.e.SetManager(t, a.Node, true)
+		switch a.Kind {
+		case ManagerDown:
+			d.c.ManagerStop(t, a.Node)
+		case ManagerUp:
+			d.c.ManagerStart(t, a.Node)
+		case HostDown:
+			d.c.HostDown(t, a.Node)
+		case HostUp:
+			d.c.HostUp(t, a.Node)
+		case Partition:
+			d.c.Partition(t, a.Segments)
+		}
+		for i := range d.nodes {
+			d.follow(t, i, d.c.Running(i))
+		}
 	case SetPolicy:
 		d.e.SetPolicy(t, a.Policy)
 	case Recover:
@@ -83,6 +97,33 @@ func (d *Driver) apply(t time.Duration, a *Action) {
 	case End:
 	default:
 		panic(fmt.Sprintf("drive: action of %v", a.Kind))
+	}
+}
+
+// managerAlone is a manager action without a group: the engine alone is told.
+func (d *Driver) managerAlone(t time.Duration, a *Action) {
+	switch a.Kind {
+	case ManagerDown:
+		d.follow(t, a.Node, false)
+		d.e.SetManager(t, a.Node, false)
+	case ManagerUp:
+		d.follow(t, a.Node, true)
+		d.e.SetManager(t, a.Node, true)
+	default:
+		panic(fmt.Sprintf("drive: a %v action needs Config.Group", a.Kind))
+	}
+}
+
+// follow makes node i's probe schedule follow its manager: none while it is down (the probe
+// under way is lost), one at once when it comes up.
+func (d *Driver) follow(t time.Duration, i int, up bool) {
+	p := &d.nodes[i]
+	switch {
+	case !up && p.phase != down:
+		p.set(down, 0)
+		p.seq++ // the probe under way is lost
+	case up && p.phase == down:
+		p.set(idle, t)
 	}
 }
 
@@ -95,8 +136,12 @@ func (d *Driver) catchUp(t time.Duration) {
 	}
 }
 
-// tickAt makes the tick at t, a tick instant, with the ticks skipped since the last one made.
+// tickAt makes the tick at t, a tick instant, with the ticks skipped since the last one made:
+// the group's first, while it is not quiet, then the engine's.
 func (d *Driver) tickAt(t time.Duration) {
+	if d.c != nil && !d.c.Quiet() {
+		d.c.Tick(t)
+	}
 	d.e.Ticks(t, int64((t-d.ticked)/statemap.TickInterval))
 	d.ticked = t
 }
@@ -109,7 +154,18 @@ func (d *Driver) flush() bool {
 			o.Event(ev)
 		}
 	}
+	if d.c != nil && len(evs) > 0 {
+		d.c.Engined(d.last)
+	}
 	return len(evs) > 0
+}
+
+// tell tells the observers of one event of the cluster's.
+func (d *Driver) tell(ev fence.Event) {
+	d.noted = true
+	for _, o := range d.obs {
+		o.Event(ev)
+	}
 }
 
 func (d *Driver) observe(t time.Duration) {

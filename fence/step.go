@@ -127,7 +127,7 @@ func (e *Engine) stepManager(i int, up bool) {
 func (e *Engine) stepRecover(i int) {
 	cl := e.copies[e.copyOf[i]]
 	m := &cl[i]
-	if e.coords != nil && e.coords[i] < 0 {
+	if e.coords != nil && e.coordinatorOf(i) < 0 {
 		emit(e, &e.dec.recoverRefused, RecoverRefused{At: e.now, Node: i})
 		return
 	}

@@ -63,7 +63,9 @@ type Property interface {
 
 // Trace is what a property knows of the run it judges before the run starts.
 type Trace struct {
-	Names    []string      // the nodes' names in cluster order: the events' indices stand for them
+	Names []string // the nodes' names in cluster order, then the witnesses': the events' indices stand for them
+	// Nodes is the number of database nodes, the first Nodes of Names; 0 means all of them.
+	Nodes    int
 	Start    time.Time     // the clock time of t=0, for the times a verdict names
 	Interval time.Duration // the checker's interval between a node's probe starts
 	Timeout  time.Duration // the checker's probe budget
@@ -74,6 +76,14 @@ type Trace struct {
 	// Map is the statemap the run is under, for the rule of a fault's condition; nil means the
 	// shipped defaults.
 	Map *statemap.Map
+}
+
+// nodes is the number of database nodes of tr.
+func (tr Trace) nodes() int {
+	if tr.Nodes > 0 {
+		return tr.Nodes
+	}
+	return len(tr.Names)
 }
 
 // New returns property s, fresh, for one run of tr. The error says what is wrong with s, as

@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/narrate"
 )
@@ -46,6 +47,9 @@ func (p *Printer) Instant(time.Duration, *fence.Engine) {}
 func (p *Printer) Event(ev fence.Event) {
 	if p.err != nil {
 		return
+	}
+	if _, note := ev.(*cluster.GroupState); note {
+		return // a note of how the group stands, no line of the log
 	}
 	if p.format == JSON {
 		p.json(narrate.JSON(p.start, p.names, ev))

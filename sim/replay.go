@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 
+	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/faultmodel"
@@ -59,6 +60,7 @@ func newRunner(ctx context.Context, tl *timeline.Timeline, m *statemap.Map, obs 
 		Checkpoints: tl.Checkpoints(),
 		End:         tl.End,
 		Foresee:     func(f fault.Fault) drive.Outcome { return faultmodel.Predict(f, timeout) },
+		Group:       &cluster.Config{Witnesses: len(tl.Witnesses), GapThreshold: tl.GapThreshold, FailsafeThreshold: tl.FailsafeThreshold},
 	}, obs...)
 	return &runner{ctx: ctx, e: e, d: d}
 }

@@ -2,6 +2,7 @@ package timeline_test
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -93,7 +94,7 @@ expect no master after 21:12:00 by 21:13:00
 		t.Fatalf("%d expects, want %d", len(tl.Expects), len(wantX))
 	}
 	for i, w := range wantX {
-		if tl.Expects[i] != w {
+		if !reflect.DeepEqual(tl.Expects[i], w) {
 			t.Errorf("expect %d:\n got  %+v\n want %+v", i, tl.Expects[i], w)
 		}
 	}
@@ -129,11 +130,11 @@ func TestTimelineErrors(t *testing.T) {
 		{"", "t.timeline: empty timeline: want a first statement \"cluster NODE:ROLE ...\""},
 		{"# only a comment\n00:00:01 db1 freeze\n", "t.timeline:2: the first statement must be \"cluster NODE:ROLE ...\", got \"00:00:01\""},
 		{"cluster\n", "t.timeline:1: cluster names no node"},
-		{"cluster db1\n", "t.timeline:1: node \"db1\": want NAME:master or NAME:replica"},
+		{"cluster db1\n", "t.timeline:1: node \"db1\": want NAME:master, NAME:replica or NAME:witness"},
 		{"cluster 1db:master\n", "t.timeline:1: node name \"1db\": want a letter"},
 		{"cluster cluster:master\n", "t.timeline:1: node name \"cluster\""},
 		{"cluster db1:master db1:replica\n", "t.timeline:1: node \"db1\" is named twice"},
-		{"cluster db1:primary\n", "t.timeline:1: node \"db1\": role \"primary\": want master or replica"},
+		{"cluster db1:primary\n", "t.timeline:1: node \"db1\": role \"primary\": want master, replica or witness"},
 		{"cluster db1:replica\n", "t.timeline:1: cluster has 0 masters: want exactly one"},
 		{"cluster db1:master db2:master\n", "t.timeline:1: cluster has 2 masters: want exactly one"},
 		{c2 + "cluster db3:master\n", "t.timeline:2: a second cluster statement"},

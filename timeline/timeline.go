@@ -47,16 +47,27 @@ type Timeline struct {
 	Events       []Event            // in time order (file order among equal times)
 	End          time.Duration      // the replay's last instant: "cluster end", or the last event plus DefaultTail
 	Expects      []Expect           // in file order
+	// Witnesses are the active witnesses of the cluster line, in its order: managers with no
+	// database, members of the group after the nodes (an event's Node for witness k is
+	// len(Nodes)+k).
+	Witnesses []string
+	// GapThreshold and FailsafeThreshold are the "liveness" statement's, in ticks; 0 for the
+	// default (3).
+	GapThreshold, FailsafeThreshold int
+	// Group is the line of the first statement that needs the managers as a group (a witness,
+	// "liveness", a partition, a host event); 0 when there is none. The live replay refuses
+	// such a timeline.
+	Group int
 }
 
-// Names returns the names of the timeline's nodes, in cluster order: what a printer or a
-// report names the nodes of the engine's decisions with.
+// Names returns the names of the timeline's nodes, in cluster order, then its witnesses: what
+// a printer or a report names the nodes of the engine's decisions and the group's members with.
 func (tl *Timeline) Names() []string {
-	out := make([]string, len(tl.Nodes))
+	out := make([]string, len(tl.Nodes), len(tl.Nodes)+len(tl.Witnesses))
 	for i, n := range tl.Nodes {
 		out[i] = n.Name
 	}
-	return out
+	return append(out, tl.Witnesses...)
 }
 
 // EventKind is what a timeline event does: one of the driver's kinds of action.
@@ -70,6 +81,9 @@ const (
 	SetPolicy   = drive.SetPolicy
 	Recover     = drive.Recover
 	End         = drive.End
+	Partition   = drive.Partition
+	HostDown    = drive.HostDown
+	HostUp      = drive.HostUp
 )
 
 // Event is one timed statement of a timeline: an action of the driver's script, with the line
