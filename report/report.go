@@ -29,10 +29,10 @@ type Report struct {
 	active    int              // alarms raised and not yet healed, cleared or expired
 	buf       []fence.AlarmView
 
-	hostWhy   map[int]string      // node -> why it was host-failed, from the last failed host ping
-	primary   []group.Set         // the primary views, as the group last said
+	hostWhy   map[int]string       // node -> why it was host-failed, from the last failed host ping
+	primary   []group.Set          // the primary views, as the group last said
 	noPrimary []cluster.GroupState // each time no view became primary
-	windows   expect.Windows      // the split-brain windows
+	windows   expect.Windows       // the split-brain windows
 	shuns     []fence.FailsafeShunned
 }
 
