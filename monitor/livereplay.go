@@ -36,9 +36,14 @@ type LiveConfig struct {
 	Observers []drive.Observer // told the live events, in the timeline's virtual time
 }
 
-// WireOnly checks that every fault of tl can be made real by a proxy; the error names the
-// first that cannot, with its line.
+// WireOnly checks that every fault of tl can be made real by a proxy, and that tl needs no
+// managers' group (a witness, a liveness setting, a partition, a host event: the live runtime
+// runs none); the error names the first line that cannot be played live.
 func WireOnly(tl *timeline.Timeline) error {
+	if tl.Group > 0 {
+		return &fileline.Error{File: tl.File, Line: tl.Group,
+			Err: fmt.Errorf("witnesses, liveness settings, partitions and host events exist only in the simulator: the live replay runs no managers' group")}
+	}
 	for _, ev := range tl.Events {
 		if ev.Kind == drive.SetFault && !ev.Fault.Kind.Wire() {
 			return &fileline.Error{File: tl.File, Line: ev.Line,
