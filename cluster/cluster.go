@@ -28,6 +28,7 @@ type Cluster struct {
 	rule      []group.Rule // per manager: the rule of its last told conclusion; NoView while down
 	copyOf    []int        // per node: the copy the engine was last told it holds
 	coords    []int        // per node: the coordinator the engine was last told
+	quiet     bool         // c.g.Quiet() after the last step: the group changes only when stepped
 	multi     bool         // the managers hold more than one copy: two masters can be writable
 	frozen    group.Set    // nodes whose manager is down and that were writable when it went down
 	writable  group.Set    // the nodes writable now
@@ -69,6 +70,7 @@ func New(e *fence.Engine, cfg Config, emit func(fence.Event)) *Cluster {
 	c.flush()
 	c.state(0)
 	c.writable = c.writableNow()
+	c.quiet = c.g.Quiet()
 	return c
 }
 
@@ -83,7 +85,7 @@ func (c *Cluster) Group() *group.Group { return c.g }
 
 // Quiet reports whether a group tick now would decide nothing the engine is told of
 // (group.Group.Quiet): a driver may leave such ticks out until the network changes.
-func (c *Cluster) Quiet() bool { return c.g.Quiet() }
+func (c *Cluster) Quiet() bool { return c.quiet }
 
 // ManagerStop stops member m's manager cleanly at time at: it leaves every view at once.
 func (c *Cluster) ManagerStop(at time.Duration, m int) { c.net[m].Stopped = true; c.setNet(at) }
@@ -203,6 +205,7 @@ func (c *Cluster) apply(at time.Duration) {
 	}
 	c.state(at)
 	c.checkWritable(at)
+	c.quiet = c.g.Quiet()
 }
 
 // leftAfter is the silent ticks after which member x left a view in this batch, 0 if it did
