@@ -34,6 +34,7 @@ type Cluster struct {
 	writable  group.Set    // the nodes writable now
 	openedAt  time.Duration
 	primaries []group.Set
+	stated    bool // a GroupState has been told
 
 	views    []ViewChanged // scratch for one batch
 	quorums  []QuorumChanged
@@ -42,11 +43,13 @@ type Cluster struct {
 	setCopy  fence.SetCopies
 }
 
-// New returns the cluster of engine e (fresh, as drive.New wants it) and cfg: every host up on
-// one network, every manager running, one primary view of everyone. It puts the engine in
-// group mode at once (fence.SetCoordinators), which decides nothing at the start. emit is told
-// every event, in order.
-func New(e *fence.Engine, cfg Config, emit func(fence.Event)) *Cluster {
+// New returns the cluster of engine e and cfg at time at: every host up on one network, every
+// manager running that runs in the engine (the others stopped cleanly before: they are out of
+// every view), one copy of the cluster's state. The engine must never have been told of a
+// group, and its managers up must be a majority, or all of them (the single-view engine's
+// coordinator is then the group's). New puts the engine in group mode at once
+// (fence.SetCoordinators), which decides nothing then. emit is told every event, in order.
+func New(e *fence.Engine, cfg Config, at time.Duration, emit func(fence.Event)) *Cluster {
 	n := e.Len()
 	members := make([]group.Member, n+cfg.Witnesses)
 	for i := range members {
@@ -57,6 +60,20 @@ func New(e *fence.Engine, cfg Config, emit func(fence.Event)) *Cluster {
 		g:    group.New(group.Config{Members: members, GapThreshold: cfg.GapThreshold, FailsafeThreshold: cfg.FailsafeThreshold}),
 		rule: make([]group.Rule, len(members)), copyOf: make([]int, n), coords: make([]int, n),
 	}
+	stopped := false
+	for i := range n {
+		if !e.Node(i).ManagerUp {
+			c.net[i].Stopped, stopped = true, true
+			if e.Writable(i) {
+				c.frozen = c.frozen.With(i)
+			}
+		}
+	}
+	if stopped {
+		// The stops are past and told: the group catches up with them, deciding nothing new.
+		c.g.Step(at, group.SetNet{Net: c.net})
+		c.g.Ready()
+	}
 	for m := range members {
 		c.rule[m] = c.g.Digest(m).Rule
 	}
@@ -66,9 +83,9 @@ func New(e *fence.Engine, cfg Config, emit func(fence.Event)) *Cluster {
 		c.coords[i] = c.coordinator(i)
 	}
 	copy(c.setCoord.Coordinators, c.coords)
-	e.Step(0, c.setCoord)
+	e.Step(at, c.setCoord)
 	c.flush()
-	c.state(0)
+	c.state(at)
 	c.writable = c.writableNow()
 	c.quiet = c.g.Quiet()
 	return c
@@ -340,10 +357,10 @@ func (c *Cluster) syncCoordinators(at time.Duration) {
 // state tells a GroupState when the primary views changed.
 func (c *Cluster) state(at time.Duration) {
 	p := c.g.PrimaryViews()
-	if slices.Equal(p, c.primaries) && at > 0 {
+	if slices.Equal(p, c.primaries) && c.stated {
 		return
 	}
-	c.primaries = p
+	c.primaries, c.stated = p, true
 	var sides []group.Set
 	for _, s := range c.g.Sides() {
 		sides = append(sides, s.View)

@@ -30,7 +30,7 @@ func newRig(t *testing.T, n, w int, cfg Config) *rig {
 	nodes[0].Role = fence.Master
 	r := &rig{e: fence.New(fence.Config{Nodes: nodes, Map: statemap.Default()})}
 	cfg.Witnesses = w
-	r.c = New(r.e, cfg, r.record)
+	r.c = New(r.e, cfg, 0, r.record)
 	for i := range n {
 		r.e.Probe(0, i, statemap.OK)
 	}

@@ -53,7 +53,8 @@ type SplitBrain struct {
 // GroupState is a note of how the group stands, told whenever the primary views change:
 // Primary are the primary views (in the order of their first members), Sides the views of all
 // the sides, Majority the simple majority size. It is no line of an event log: observers keep
-// it to report the final primary view and to judge "primary" expectations.
+// it to report the final primary view and to judge "primary" expectations. Its slices are the
+// teller's, valid during the call like the rest of it: copy them to keep them.
 type GroupState struct {
 	At       time.Duration
 	Primary  []group.Set

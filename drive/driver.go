@@ -7,6 +7,7 @@ import (
 	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/group"
 	"github.com/failsim/failsim/statemap"
 )
 
@@ -53,7 +54,9 @@ type Config struct {
 	// tick the group's decisions come just before the engine's. The group ticks only while it
 	// is not quiet (cluster.Cluster.Quiet), so a run in which managers only stop and start
 	// cleanly pays for no tick of the group's. Nil (the live runtime): no group, and the
-	// engine's coordinator is the first node whose manager is up, as it always was.
+	// engine's coordinator is the first node whose manager is up, as it always was. The
+	// group is made at the first action that concerns it: until then every manager runs on
+	// one network, and the group would only confirm the coordinator the engine has.
 	Group *cluster.Config
 }
 
@@ -69,8 +72,10 @@ type Work struct {
 // New. It is not safe for concurrent use: one goroutine drives it.
 type Driver struct {
 	e       *fence.Engine
-	c       *cluster.Cluster // nil without Config.Group
-	noted   bool             // the cluster told the observers of something since this was cleared
+	c       *cluster.Cluster   // nil without Config.Group
+	noted   bool               // the cluster told the observers of something since this was cleared
+	state   cluster.GroupState // the note noteGroup tells, reused
+	views   []group.Set        // its views, reused
 	nodes   []prober
 	foresee bool // cfg.Foresee != nil
 	cfg     Config
@@ -109,9 +114,6 @@ func New(e *fence.Engine, cfg Config, obs ...Observer) *Driver {
 	d := &Driver{e: e, cfg: cfg, obs: obs, nodes: make([]prober, e.Len()), foresee: cfg.Foresee != nil}
 	for i := range d.nodes {
 		d.nodes[i].set(idle, 0)
-	}
-	if cfg.Group != nil {
-		d.c = cluster.New(e, *cfg.Group, d.tell)
 	}
 	d.act = -1
 	d.advance()

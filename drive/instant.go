@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/group"
 	"github.com/failsim/failsim/statemap"
 )
 
@@ -71,9 +73,18 @@ func (d *Driver) apply(t time.Duration, a *Action) {
 		d.faults = append(d.faults, FaultChange{Node: a.Node, Fault: a.Fault})
 		d.noteFault(t, a.Node, a.Fault)
 	case ManagerDown, ManagerUp, HostDown, HostUp, Partition:
-		if d.c == nil {
+		if d.cfg.Group == nil {
 			d.managerAlone(t, a)
 			return
+		}
+		if d.c == nil && d.alone(a) {
+			d.managerAlone(t, a)
+			d.flush()
+			d.noteGroup(t)
+			return
+		}
+		if d.c == nil {
+			d.c = cluster.New(d.e, *d.cfg.Group, t, d.tell)
 		}
 		switch a.Kind {
 		case ManagerDown:
@@ -98,6 +109,44 @@ func (d *Driver) apply(t time.Duration, a *Action) {
 	default:
 		panic(fmt.Sprintf("drive: action of %v", a.Kind))
 	}
+}
+
+// alone reports whether action a, with no group made yet, can be told to the engine alone: a
+// manager that starts, or one that stops leaving a majority of the managers up, in a cluster
+// with no witness. Until the group is made every host is up on one network, and the group
+// would only confirm the engine's own coordinator, the first manager up: so a run in which
+// managers only stop and start, a majority always up, never makes one.
+func (d *Driver) alone(a *Action) bool {
+	if d.cfg.Group.Witnesses > 0 {
+		return false
+	}
+	switch a.Kind {
+	case ManagerUp:
+		return true
+	case ManagerDown:
+		up := 0
+		for i := range d.nodes {
+			if i != a.Node && d.e.Node(i).ManagerUp {
+				up++
+			}
+		}
+		return up >= len(d.nodes)/2+1
+	}
+	return false
+}
+
+// noteGroup tells the observers how the group stands while none is made: one primary view of
+// the managers up (cluster.GroupState, as a made group tells it).
+func (d *Driver) noteGroup(t time.Duration) {
+	var up group.Set
+	for i := range d.nodes {
+		if d.e.Node(i).ManagerUp {
+			up = up.With(i)
+		}
+	}
+	d.views = append(d.views[:0], up)
+	d.state = cluster.GroupState{At: t, Primary: d.views, Sides: d.views, Majority: len(d.nodes)/2 + 1}
+	d.tell(&d.state)
 }
 
 // managerAlone is a manager action without a group: the engine alone is told.

@@ -64,7 +64,11 @@ func newExpectation(tl *timeline.Timeline, m *statemap.Map, names []string, x ti
 	case timeline.ExpectSplitBrain:
 		return &splitBrain{start: tl.Start, names: names, end: tl.End, max: x.Max}
 	case timeline.ExpectPrimary:
-		return &primary{start: tl.Start, names: names, at: x.At, want: group.SetOf(x.Members...)}
+		var all group.Set // the primary view at the start: everyone
+		for m := range names {
+			all = all.With(m)
+		}
+		return &primary{start: tl.Start, names: names, at: x.At, want: group.SetOf(x.Members...), now: []group.Set{all}}
 	case timeline.ExpectProperty:
 		s, err := property.NewSet(Trace(tl, m), x.Property)
 		if err != nil {

@@ -145,7 +145,7 @@ type primary struct {
 // Event implements drive.Observer.
 func (x *primary) Event(ev fence.Event) {
 	if s, ok := ev.(*cluster.GroupState); ok {
-		x.now = s.Primary
+		x.now = append(x.now[:0], s.Primary...)
 	}
 }
 

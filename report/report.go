@@ -66,7 +66,12 @@ type fenceStory struct {
 
 // New returns a report observer for a run of tl under m.
 func New(tl *timeline.Timeline, m *statemap.Map) *Report {
-	return &Report{tl: tl, m: m, names: tl.Names(), nodes: make([]nodeStory, len(tl.Nodes)), why: map[int]string{}, hostWhy: map[int]string{}}
+	var all group.Set // the primary view at the start: everyone
+	for m := range len(tl.Nodes) + len(tl.Witnesses) {
+		all = all.With(m)
+	}
+	return &Report{tl: tl, m: m, names: tl.Names(), nodes: make([]nodeStory, len(tl.Nodes)), why: map[int]string{}, hostWhy: map[int]string{},
+		primary: []group.Set{all}}
 }
 
 // Instant implements drive.Observer: at ticks and at the end it reads the counts of the alarms
@@ -97,7 +102,7 @@ func (r *Report) Event(ev fence.Event) {
 	r.windows.Event(ev)
 	switch ev := ev.(type) {
 	case *cluster.GroupState:
-		r.primary = ev.Primary
+		r.primary = slices.Clone(ev.Primary)
 		if len(ev.Primary) == 0 && len(ev.Sides) > 0 {
 			c := *ev
 			c.Sides = slices.Clone(ev.Sides)
