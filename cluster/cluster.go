@@ -195,6 +195,7 @@ func (c *Cluster) apply(at time.Duration) {
 	c.syncCopies(at)
 	c.tellQuorums(at, ds)
 	c.syncCoordinators(at)
+	c.state(at) // before the host pings: their fences are the new primary views' coordinators'
 	for _, d := range ds {
 		switch d := d.(type) {
 		case group.HostPing:
@@ -220,7 +221,6 @@ func (c *Cluster) apply(at time.Duration) {
 			c.rule[m] = group.NoView
 		}
 	}
-	c.state(at)
 	c.checkWritable(at)
 	c.quiet = c.g.Quiet()
 }

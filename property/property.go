@@ -35,10 +35,17 @@ const (
 	// SelfHealResets: a node whose last probe was ok has no alarm: an ok probe always deletes
 	// the node's alarms.
 	SelfHealResets = "self-heal-resets"
+	// NoSplitBrain [DUR]: the split-brain windows, two or more nodes writable at once (master,
+	// and in their own side's copy of the cluster's state neither failed nor shunned), last at
+	// most DUR in all; without DUR, 0 (a zero-length window holds).
+	NoSplitBrain = "no-split-brain"
+	// NoFenceWithoutQuorum: every fence, an expired alarm acted on or a host failed on an
+	// unanswered ping, is made by the coordinator of a primary view.
+	NoFenceWithoutQuorum = "no-fence-without-quorum"
 )
 
 // names are the properties in the order failsim check runs and reports them.
-var names = [...]string{NoFalseFailover, DetectsDeathWithin, SingleMaster, NoFenceInMaintenance, OnlyCoordinatorFences, SelfHealResets}
+var names = [...]string{NoFalseFailover, DetectsDeathWithin, SingleMaster, NoFenceInMaintenance, OnlyCoordinatorFences, SelfHealResets, NoSplitBrain, NoFenceWithoutQuorum}
 
 // Names returns the built-in properties' names in the order failsim check runs and reports
 // them.
@@ -104,6 +111,10 @@ func New(s Spec, tr Trace) (Property, error) {
 		return &noFenceInMaintenance{judge: j, names: tr.Names, maint: tr.Policy == fence.Maintenance}, nil
 	case OnlyCoordinatorFences:
 		return newOnlyCoordinator(j, tr), nil
+	case NoSplitBrain:
+		return &noSplitBrain{judge: j, names: tr.Names, most: s.within()}, nil
+	case NoFenceWithoutQuorum:
+		return newNoFenceWithoutQuorum(j, tr), nil
 	}
 	return &selfHeal{judge: j, names: tr.Names}, nil
 }

@@ -314,8 +314,8 @@ func (p *parser) setting(w []string) error {
 	case "liveness":
 		return p.liveness(args)
 	case "family":
-		if len(args) != 1 || (args[0] != FamilyBenign && args[0] != FamilyFatal && args[0] != FamilyMixed) {
-			return p.errf("family takes the failsim check family the trace was generated in: benign, fatal or mixed")
+		if len(args) != 1 || (args[0] != FamilyBenign && args[0] != FamilyFatal && args[0] != FamilyMixed && args[0] != FamilyPartition) {
+			return p.errf("family takes the failsim check family the trace was generated in: benign, fatal, mixed or partition")
 		}
 		p.tl.Family = args[0]
 	case "start":

@@ -154,8 +154,8 @@ func TestTimelineErrors(t *testing.T) {
 		{c2 + "+ten db1 freeze\n", "t.timeline:2: \"+ten\": want +DURATION such as +10m or +90s"},
 		{c2 + "00:02:00 db1 freeze\n00:01:00 db1 heal\n", "t.timeline:3: events must not go back in time: 00:01:00 is before the previous event at 00:02:00"},
 		{c2 + "checker interval=25h\n", "t.timeline:2: checker interval: 25h is longer than 24h0m0s"},
-		{c2 + "family\n", "t.timeline:2: family takes the failsim check family the trace was generated in: benign, fatal or mixed"},
-		{c2 + "family kind\n", "t.timeline:2: family takes the failsim check family the trace was generated in: benign, fatal or mixed"},
+		{c2 + "family\n", "t.timeline:2: family takes the failsim check family the trace was generated in: benign, fatal, mixed or partition"},
+		{c2 + "family kind\n", "t.timeline:2: family takes the failsim check family the trace was generated in: benign, fatal, mixed or partition"},
 		{c2 + "family benign\nfamily fatal\n", "t.timeline:3: \"family\" is already set at line 2"},
 		{c2 + "start 0001-01-01T00:00:00Z\n9999-01-01T00:00:00Z cluster end\n", "t.timeline:3: time 9999-01-01T00:00:00Z is more than the 290 years a timeline may span from its start"},
 		{c2 + "start 2000-01-01T00:00:00Z\n2290-01-02T00:00:00Z cluster end\n", "t.timeline:3: time 2290-01-02T00:00:00Z is more than the 290 years"},
@@ -229,7 +229,7 @@ func FuzzParseTimeline(f *testing.F) {
 func TestPropertyErrors(t *testing.T) {
 	c2 := "cluster db1:master db2:replica\n"
 	for _, c := range []struct{ in, want string }{
-		{c2 + "expect property\n", "t.timeline:2: expect property: which? want one of no-false-failover, detects-death-within, single-master, no-fence-in-maintenance, only-coordinator-fences, self-heal-resets"},
+		{c2 + "expect property\n", "t.timeline:2: expect property: which? want one of no-false-failover, detects-death-within, single-master, no-fence-in-maintenance, only-coordinator-fences, self-heal-resets, no-split-brain, no-fence-without-quorum"},
 		{c2 + "expect property split-brain\n", `t.timeline:2: unknown property "split-brain": want one of no-false-failover, detects-death-within`},
 		{c2 + "expect property single-master now\n", `t.timeline:2: single-master takes no argument, got "now"`},
 		{c2 + "expect property detects-death-within soon\n", `t.timeline:2: detects-death-within: "soon" is not a positive duration such as 90s or 2m`},

@@ -26,9 +26,10 @@ const (
 // The families of generated traces, as failsim check names them and a timeline's "family"
 // statement records them.
 const (
-	FamilyBenign = "benign"
-	FamilyFatal  = "fatal"
-	FamilyMixed  = "mixed"
+	FamilyBenign    = "benign"
+	FamilyFatal     = "fatal"
+	FamilyMixed     = "mixed"
+	FamilyPartition = "partition"
 )
 
 // Timeline is a parsed incident: the cluster, the checker's settings, the timed events and the
