@@ -174,6 +174,9 @@ func conformIncident(t *testing.T, dsn, f string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if full.Group > 0 {
+		t.Skipf("line %d needs the managers' group, which the live runtime does not run", full.Group)
+	}
 	m, err := statemap.Load(full.Statemap)
 	if err != nil {
 		t.Fatal(err)

@@ -173,6 +173,9 @@ func TestRuntimeMatchesSimulator(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if tl.Group > 0 {
+				t.Skipf("line %d needs the managers' group, which the live runtime does not run", tl.Group)
+			}
 			m, err := statemap.Load(tl.Statemap)
 			if err != nil {
 				t.Fatal(err)
