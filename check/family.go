@@ -57,7 +57,7 @@ func ParseFamily(s string) (Family, bool) {
 // safety properties everywhere.
 func (f Family) Applies(name string) bool {
 	switch name {
-	case property.NoSplitBrain, property.NoFenceWithoutQuorum:
+	case property.NoSplitBrain, property.NoFenceWithoutQuorum, property.MinorityShunsWithin:
 		return f == Partition
 	case property.SingleMaster, property.OnlyCoordinatorFences:
 		return f != Partition

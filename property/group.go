@@ -112,3 +112,87 @@ func (p *noFenceWithoutQuorum) judgeFence(at time.Duration, coord int, what stri
 
 // Look implements Property.
 func (p *noFenceWithoutQuorum) Look(time.Duration, *fence.Engine) bool { return false }
+
+// minorityShuns judges minority-shuns-within [DUR]: a node that is writable while its manager
+// runs in no primary view stops being writable (its failsafe shuns it, or a merge adopts a
+// copy that fences it) within DUR of its manager's leaving the primary views; without DUR,
+// DefaultMinorityShunsWithin. A node whose manager is down is not judged: a manager that is
+// down shuns nothing.
+type minorityShuns struct {
+	judge
+	names   []string
+	within  time.Duration
+	nodes   int
+	since   []time.Duration // per node: when its manager left the primary views; -1 while in one or down
+	up      []bool
+	primary []group.Set
+}
+
+// DefaultMinorityShunsWithin is minority-shuns-within's bound without an argument: the default
+// failsafe threshold's 3 ticks, and up to one more tick before the first that sees the split.
+const DefaultMinorityShunsWithin = 40 * time.Second
+
+func newMinorityShuns(j judge, tr Trace, within time.Duration) *minorityShuns {
+	if within == 0 {
+		within = DefaultMinorityShunsWithin
+	}
+	n := tr.nodes()
+	p := &minorityShuns{judge: j, names: tr.Names, within: within, nodes: n, since: make([]time.Duration, n), up: make([]bool, n)}
+	for i := range n {
+		p.since[i], p.up[i] = -1, true
+	}
+	return p
+}
+
+func (p *minorityShuns) inPrimary(i int) bool {
+	for _, v := range p.primary {
+		if v.Has(i) {
+			return true
+		}
+	}
+	return false
+}
+
+// Event implements Property.
+func (p *minorityShuns) Event(ev fence.Event) bool {
+	switch ev := ev.(type) {
+	case *cluster.GroupState:
+		p.primary = append(p.primary[:0], ev.Primary...)
+		for i := range p.nodes {
+			switch {
+			case !p.up[i] || p.inPrimary(i):
+				p.since[i] = -1
+			case p.since[i] < 0:
+				p.since[i] = ev.At
+			}
+		}
+		return true
+	case *fence.ManagerDown:
+		p.up[ev.Node], p.since[ev.Node] = false, -1
+	case *fence.ManagerUp:
+		p.up[ev.Node] = true
+		if !p.inPrimary(ev.Node) {
+			p.since[ev.Node] = ev.At
+		}
+		return true
+	}
+	return false
+}
+
+// Look implements Property: it looks again while a node in no primary view is writable.
+func (p *minorityShuns) Look(at time.Duration, e *fence.Engine) bool {
+	again := false
+	for i := range p.nodes {
+		if p.since[i] < 0 {
+			continue
+		}
+		switch {
+		case !e.Writable(i):
+		case at-p.since[i] > p.within:
+			p.fail(at, "%s is writable %s after its manager left the primary views (at most %s)", p.names[i], at-p.since[i], p.within)
+		default:
+			again = true
+		}
+	}
+	return again
+}

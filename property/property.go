@@ -42,10 +42,14 @@ const (
 	// NoFenceWithoutQuorum: every fence, an expired alarm acted on or a host failed on an
 	// unanswered ping, is made by the coordinator of a primary view.
 	NoFenceWithoutQuorum = "no-fence-without-quorum"
+	// MinorityShunsWithin [DUR]: a node writable while its manager runs in no primary view
+	// stops being writable within DUR (DefaultMinorityShunsWithin without one) of its manager's
+	// leaving the primary views. A node whose manager is down is not judged.
+	MinorityShunsWithin = "minority-shuns-within"
 )
 
 // names are the properties in the order failsim check runs and reports them.
-var names = [...]string{NoFalseFailover, DetectsDeathWithin, SingleMaster, NoFenceInMaintenance, OnlyCoordinatorFences, SelfHealResets, NoSplitBrain, NoFenceWithoutQuorum}
+var names = [...]string{NoFalseFailover, DetectsDeathWithin, SingleMaster, NoFenceInMaintenance, OnlyCoordinatorFences, SelfHealResets, NoSplitBrain, NoFenceWithoutQuorum, MinorityShunsWithin}
 
 // Names returns the built-in properties' names in the order failsim check runs and reports
 // them.
@@ -115,6 +119,8 @@ func New(s Spec, tr Trace) (Property, error) {
 		return &noSplitBrain{judge: j, names: tr.Names, most: s.within()}, nil
 	case NoFenceWithoutQuorum:
 		return newNoFenceWithoutQuorum(j, tr), nil
+	case MinorityShunsWithin:
+		return newMinorityShuns(j, tr, s.within()), nil
 	}
 	return &selfHeal{judge: j, names: tr.Names}, nil
 }
