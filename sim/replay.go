@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/faultmodel"
@@ -69,6 +70,7 @@ func newRunner(ctx context.Context, tl *timeline.Timeline, m *statemap.Map, obs 
 		End:         tl.End,
 		Foresee:     func(f fault.Fault) drive.Outcome { return faultmodel.Predict(f, timeout) },
 		Wake:        wake,
+		Group:       &cluster.Config{Witnesses: len(tl.Witnesses), GapThreshold: tl.GapThreshold, FailsafeThreshold: tl.FailsafeThreshold},
 	}, obs...)
 	return &runner{ctx: ctx, e: e, d: d, repl: rr}
 }
