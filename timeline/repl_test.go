@@ -94,7 +94,7 @@ func TestReplicationErrors(t *testing.T) {
 		{"cluster db1:master db2:replica:\n", `t.timeline:1: node "db2": precedence "": want a whole number from 1 to 1000000 (the lowest wins a tie)`},
 		{"cluster db1:master db2:replica:0\n", `t.timeline:1: node "db2": precedence "0"`},
 		{"cluster db1:master db2:replica:first\n", `t.timeline:1: node "db2": precedence "first"`},
-		{"cluster db1:master db2:primary:2\n", `t.timeline:1: node "db2": role "primary": want master or replica`},
+		{"cluster db1:master db2:primary:2\n", `t.timeline:1: node "db2": role "primary": want master, replica or witness`},
 		{c2 + "workload\n", `t.timeline:2: workload without writes=: want "workload writes=N/s|N/DURATION [deadline=DURATION] [near NODE]"`},
 		{c2 + "workload writes=0/s\n", `t.timeline:2: workload writes=0/s: want a positive number of writes per time, such as 200/s or 5/100ms`},
 		{c2 + "workload writes=10\n", `t.timeline:2: workload writes=10: want a positive number of writes per time`},
