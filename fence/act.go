@@ -63,6 +63,11 @@ func (e *Engine) eligible(j int) bool {
 // mode.
 func (e *Engine) inView(j int) bool { return e.coords == nil || e.coords[j] == e.acting }
 
+// InView reports whether node j is in the view of the coordinator whose failover is being
+// decided: what a CandidateRule may ask, to say why it passes a node over. Always true outside
+// group mode. The eligible function a rule is given already requires it.
+func (e *Engine) InView(j int) bool { return e.inView(j) }
+
 // chooseCandidate asks the candidate rule, and holds it to its contract.
 func (e *Engine) chooseCandidate(cl Cluster) int {
 	if e.eligibleFn == nil {
