@@ -16,15 +16,16 @@ type Spec struct {
 }
 
 // NewSpec checks that property name exists and takes args, and returns its spec:
-// detects-death-within and minority-shuns-within take at most one positive duration,
+// detects-death-within, minority-shuns-within and majority-keeps-writer-within take at most
+// one positive duration,
 // no-split-brain at most one duration, the others nothing.
 func NewSpec(name string, args []string) (Spec, error) {
 	if !slices.Contains(names[:], name) {
 		return Spec{}, fmt.Errorf("unknown property %q: want one of %s", name, strings.Join(names[:], ", "))
 	}
-	timed := name == DetectsDeathWithin || name == NoSplitBrain || name == MinorityShunsWithin
+	timed := name == DetectsDeathWithin || name == NoSplitBrain || name == MinorityShunsWithin || name == MajorityKeepsWriterWithin
 	switch {
-	case name == MinorityShunsWithin && len(args) == 1:
+	case (name == MinorityShunsWithin || name == MajorityKeepsWriterWithin) && len(args) == 1:
 		if d, err := time.ParseDuration(args[0]); err != nil || d <= 0 {
 			return Spec{}, fmt.Errorf("%s: %q is not a positive duration such as 40s", name, args[0])
 		}
