@@ -57,7 +57,7 @@ func ParseFamily(s string) (Family, bool) {
 // safety properties everywhere.
 func (f Family) Applies(name string) bool {
 	switch name {
-	case property.NoSplitBrain, property.NoFenceWithoutQuorum, property.MinorityShunsWithin:
+	case property.NoSplitBrain, property.NoFenceWithoutQuorum, property.MinorityShunsWithin, property.MajorityKeepsWriterWithin:
 		return f == Partition
 	case property.SingleMaster, property.OnlyCoordinatorFences:
 		return f != Partition

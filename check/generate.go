@@ -441,8 +441,12 @@ func (b *builder) net(at time.Duration, seg []int) {
 }
 
 // propertyTrace is what the properties know of every trace of g: traces differ in their
-// events alone.
+// events alone (and a partition trace in how many of witnessNames it has).
 func (g *Generator) propertyTrace() property.Trace {
-	return expect.Trace(&timeline.Timeline{Nodes: g.nodes, Start: g.start, Interval: g.shape.Interval, Timeout: g.shape.Timeout,
-		Family: g.family.String()}, g.m)
+	tl := &timeline.Timeline{Nodes: g.nodes, Start: g.start, Interval: g.shape.Interval, Timeout: g.shape.Timeout,
+		Family: g.family.String()}
+	if g.family == Partition {
+		tl.Witnesses = witnessNames // a trace's witnesses are the first of these: its names are theirs
+	}
+	return expect.Trace(tl, g.m)
 }

@@ -209,3 +209,7 @@ func (e *Engine) CoordinatorOf(i int) int { return e.coordinatorOf(i) }
 // CopyOf returns the number of the copy of the cluster's state node i's manager holds: 0 until
 // the group forks one.
 func (e *Engine) CopyOf(i int) int { return e.copyOf[i] }
+
+// MasterOf returns the master in service (master, not failed) in node i's copy of the cluster's
+// state, or -1 when that copy has none: the master i's side believes in.
+func (e *Engine) MasterOf(i int) int { return e.copies[e.copyOf[i]].Master() }

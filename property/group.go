@@ -196,3 +196,82 @@ func (p *minorityShuns) Look(at time.Duration, e *fence.Engine) bool {
 	}
 	return again
 }
+
+// DefaultMajorityKeepsWriterWithin is majority-keeps-writer-within's bound without an argument:
+// a host failure is fenced at the tick the member leaves the view, so a minute is ample.
+const DefaultMajorityKeepsWriterWithin = time.Minute
+
+// majorityKeepsWriter judges majority-keeps-writer-within [DUR]: a primary view whose copy of
+// the cluster's state names no master in service, and that holds an eligible replica (in
+// service, its manager up, its last probe ok), has a master again within DUR. Judged only under
+// automatic policy, the only one that fails over. (The view's copy, not the databases: a master
+// whose manager is down still takes writes, and one cut off is the view's to fence.)
+type majorityKeepsWriter struct {
+	judge
+	names   []string
+	within  time.Duration
+	nodes   int
+	primary []group.Set
+	since   []time.Duration // per primary view (by index in primary): when it lost its writer; -1 none
+}
+
+func newMajorityKeepsWriter(j judge, tr Trace, within time.Duration) *majorityKeepsWriter {
+	if within == 0 {
+		within = DefaultMajorityKeepsWriterWithin
+	}
+	var all group.Set // the primary view at the start: everyone
+	for m := range tr.Names {
+		all = all.With(m)
+	}
+	return &majorityKeepsWriter{judge: j, names: tr.Names, within: within, nodes: tr.nodes(), primary: []group.Set{all}, since: []time.Duration{-1}}
+}
+
+// Event implements Property: it looks at the end of every instant at which the primary views
+// may have changed, or a role.
+func (p *majorityKeepsWriter) Event(ev fence.Event) bool {
+	switch ev := ev.(type) {
+	case *cluster.GroupState:
+		p.primary = append(p.primary[:0], ev.Primary...)
+		p.since = p.since[:0]
+		for range p.primary {
+			p.since = append(p.since, -1)
+		}
+		return true
+	case fence.Decision:
+		return true
+	}
+	return false
+}
+
+// Look implements Property: it looks again while a primary view waits for a writer.
+func (p *majorityKeepsWriter) Look(at time.Duration, e *fence.Engine) bool {
+	if e.Policy() != fence.Automatic {
+		for k := range p.since {
+			p.since[k] = -1
+		}
+		return false
+	}
+	again := false
+	for k, v := range p.primary {
+		writer, eligible := false, false
+		for i := range v.All() {
+			if i >= p.nodes {
+				continue
+			}
+			n := e.Node(i)
+			writer = writer || e.MasterOf(i) >= 0
+			eligible = eligible || (n.Role == fence.Replica && !n.Failed && n.ManagerUp && n.LastOK)
+		}
+		switch {
+		case writer || !eligible:
+			p.since[k] = -1
+		case p.since[k] < 0:
+			p.since[k], again = at, true
+		case at-p.since[k] > p.within:
+			p.fail(at, "the primary view %s has had no master in service for %s, with a replica eligible (at most %s)", v.Names(p.names, " "), at-p.since[k], p.within)
+		default:
+			again = true
+		}
+	}
+	return again
+}

@@ -46,10 +46,14 @@ const (
 	// stops being writable within DUR (DefaultMinorityShunsWithin without one) of its manager's
 	// leaving the primary views. A node whose manager is down is not judged.
 	MinorityShunsWithin = "minority-shuns-within"
+	// MajorityKeepsWriterWithin [DUR]: a primary view that holds an eligible replica and no
+	// writable master has one again within DUR (DefaultMajorityKeepsWriterWithin without
+	// one), under automatic policy.
+	MajorityKeepsWriterWithin = "majority-keeps-writer-within"
 )
 
 // names are the properties in the order failsim check runs and reports them.
-var names = [...]string{NoFalseFailover, DetectsDeathWithin, SingleMaster, NoFenceInMaintenance, OnlyCoordinatorFences, SelfHealResets, MaxOutage, NoAckedWriteLost, NoSplitBrain, NoFenceWithoutQuorum, MinorityShunsWithin}
+var names = [...]string{NoFalseFailover, DetectsDeathWithin, SingleMaster, NoFenceInMaintenance, OnlyCoordinatorFences, SelfHealResets, MaxOutage, NoAckedWriteLost, NoSplitBrain, NoFenceWithoutQuorum, MinorityShunsWithin, MajorityKeepsWriterWithin}
 
 // Names returns the built-in properties' names in the order failsim check runs and reports
 // them.
@@ -126,6 +130,8 @@ func New(s Spec, tr Trace) (Property, error) {
 		return newNoFenceWithoutQuorum(j, tr), nil
 	case MinorityShunsWithin:
 		return newMinorityShuns(j, tr, s.within()), nil
+	case MajorityKeepsWriterWithin:
+		return newMajorityKeepsWriter(j, tr, s.within()), nil
 	}
 	return &selfHeal{judge: j, names: tr.Names}, nil
 }

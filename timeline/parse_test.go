@@ -229,7 +229,7 @@ func FuzzParseTimeline(f *testing.F) {
 func TestPropertyErrors(t *testing.T) {
 	c2 := "cluster db1:master db2:replica\n"
 	for _, c := range []struct{ in, want string }{
-		{c2 + "expect property\n", "t.timeline:2: expect property: which? want one of no-false-failover, detects-death-within, single-master, no-fence-in-maintenance, only-coordinator-fences, self-heal-resets, max-outage, no-acked-write-lost, no-split-brain, no-fence-without-quorum, minority-shuns-within"},
+		{c2 + "expect property\n", "t.timeline:2: expect property: which? want one of no-false-failover, detects-death-within, single-master, no-fence-in-maintenance, only-coordinator-fences, self-heal-resets, max-outage, no-acked-write-lost, no-split-brain, no-fence-without-quorum, minority-shuns-within, majority-keeps-writer-within"},
 		{c2 + "expect property split-brain\n", `t.timeline:2: unknown property "split-brain": want one of no-false-failover, detects-death-within`},
 		{c2 + "expect property single-master now\n", `t.timeline:2: single-master takes no argument, got "now"`},
 		{c2 + "expect property detects-death-within soon\n", `t.timeline:2: detects-death-within: "soon" is not a positive duration such as 90s or 2m`},
