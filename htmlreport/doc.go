@@ -18,6 +18,7 @@
 // that reports every probe (the live runtime) can give its own outcomes (Recorder.Counted).
 //
 // The package is pure: it writes to the io.Writer it is given and does nothing else. The
-// output is deterministic: the same run gives the same bytes. Partitions, the client's outage
-// and its lost writes are not drawn: the replay does not model them yet.
+// output is deterministic: the same run gives the same bytes. The managers' group (partitions,
+// views, split-brain windows; a witness has no lane) and the client's writes, outage and lost
+// writes are not drawn: the verdict and the event log under the chart tell them.
 package htmlreport
