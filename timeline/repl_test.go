@@ -95,6 +95,8 @@ func TestReplicationErrors(t *testing.T) {
 		{"cluster db1:master db2:replica:0\n", `t.timeline:1: node "db2": precedence "0"`},
 		{"cluster db1:master db2:replica:first\n", `t.timeline:1: node "db2": precedence "first"`},
 		{"cluster db1:master db2:primary:2\n", `t.timeline:1: node "db2": role "primary": want master, replica or witness`},
+		{"cluster db1:master db2:replica w1:witness:2\n", `t.timeline:1: node "w1": a witness has no database, so no precedence`},
+		{"cluster db1:master db2:replica w1:witness\n00:00:01 w1 lag 10s\n", `t.timeline:2: w1 is a witness: a manager with no database; want "w1 manager down|up" or "w1 host down|up"`},
 		{c2 + "workload\n", `t.timeline:2: workload without writes=: want "workload writes=N/s|N/DURATION [deadline=DURATION] [near NODE]"`},
 		{c2 + "workload writes=0/s\n", `t.timeline:2: workload writes=0/s: want a positive number of writes per time, such as 200/s or 5/100ms`},
 		{c2 + "workload writes=10\n", `t.timeline:2: workload writes=10: want a positive number of writes per time`},
