@@ -125,7 +125,7 @@ func eventLog(tl *timeline.Timeline, m *statemap.Map) string {
 // to the same event log, so a counterexample file is the trace that was checked.
 func TestTimelineRoundTrip(t *testing.T) {
 	m := statemap.Default()
-	for _, f := range []Family{Benign, Fatal, Mixed} {
+	for _, f := range []Family{Benign, Fatal, Mixed, Partition} {
 		g, err := NewGenerator(f, DefaultShape(), m, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -155,19 +155,29 @@ func TestTimelineRoundTrip(t *testing.T) {
 func TestGeneratedTracesAreWellFormed(t *testing.T) {
 	for _, path := range []string{"", "../conf/examples/aggressive.properties", "../conf/examples/tolerant.properties"} {
 		m := loadMap(t, path)
-		for _, f := range []Family{Benign, Fatal, Mixed} {
+		for _, f := range []Family{Benign, Fatal, Mixed, Partition} {
 			g, err := NewGenerator(f, DefaultShape(), m, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for i := range 300 {
 				tl := g.Trace(TraceRand(9, i))
+				members := len(tl.Nodes) + len(tl.Witnesses)
 				for k, ev := range tl.Events {
 					if ev.At < 0 || ev.At >= tl.End || ev.At%1e9 != 0 || (k > 0 && ev.At < tl.Events[k-1].At) {
 						t.Fatalf("%s %s trace %d: event %d at %v", path, f, i, k, ev.At)
 					}
-					if ev.Kind != timeline.SetPolicy && (ev.Node < 0 || ev.Node >= len(tl.Nodes)) {
-						t.Fatalf("%s %s trace %d: event %d names node %d", path, f, i, k, ev.Node)
+					switch {
+					case ev.Kind == timeline.Partition:
+						if ev.Segments != nil && len(ev.Segments) != members {
+							t.Fatalf("%s %s trace %d: event %d partitions %d of %d members", path, f, i, k, len(ev.Segments), members)
+						}
+					case ev.Kind == timeline.SetFault || ev.Kind == timeline.Recover:
+						if ev.Node < 0 || ev.Node >= len(tl.Nodes) {
+							t.Fatalf("%s %s trace %d: event %d names node %d", path, f, i, k, ev.Node)
+						}
+					case ev.Kind != timeline.SetPolicy && (ev.Node < 0 || ev.Node >= members):
+						t.Fatalf("%s %s trace %d: event %d names member %d", path, f, i, k, ev.Node)
 					}
 				}
 			}
@@ -192,6 +202,9 @@ func TestCounterexamplesReproduce(t *testing.T) {
 		{aggressive, Fatal, []property.Spec{{Name: property.DetectsDeathWithin, Arg: "45s"}}},
 		{crowded, Fatal, []property.Spec{{Name: property.DetectsDeathWithin, Arg: "30s"}}},
 		{aggressive, Mixed, []property.Spec{{Name: property.DetectsDeathWithin, Arg: "45s"}, {Name: property.SingleMaster}}},
+		// The quorum rule makes two primaries where a witness makes up the minority's
+		// majority: two writers, whatever the liveness thresholds.
+		{statemap.Default(), Partition, []property.Spec{{Name: property.NoSplitBrain, Arg: "1m"}}},
 	} {
 		m, f, props := c.m, c.f, c.props
 		res, err := Run(context.Background(), Config{Map: m, Family: f, Properties: props, Shape: DefaultShape(), Traces: 500, Seed: 11})

@@ -1,5 +1,5 @@
 // Package check is failsim's property-based tester: it generates random fault traces for a
-// cluster from a family (benign, fatal or mixed), replays each through the decision engine under
+// cluster from a family (benign, fatal, mixed or partition), replays each through the decision engine under
 // a statemap, judges built-in properties over every replay, and shrinks a violating trace to a
 // minimal counterexample timeline that failsim replay reproduces.
 //

@@ -24,10 +24,15 @@ const (
 	// Mixed traces hold benign and fatal faults on any node, policy changes, manager outages
 	// and operator recovers.
 	Mixed
+	// Partition traces are the managers as a group under stress: 0-2 active witnesses beside
+	// the nodes, network partitions (isolating the master, a replica or a witness, splitting a
+	// minority from a majority, flapping), host crashes and restarts, and manager churn, on
+	// healthy databases.
+	Partition
 	numFamilies
 )
 
-var familyNames = [numFamilies]string{timeline.FamilyBenign, timeline.FamilyFatal, timeline.FamilyMixed}
+var familyNames = [numFamilies]string{timeline.FamilyBenign, timeline.FamilyFatal, timeline.FamilyMixed, timeline.FamilyPartition}
 
 // String is the family's name, as --family and a timeline's "family" statement write it.
 func (f Family) String() string {
@@ -46,13 +51,20 @@ func ParseFamily(s string) (Family, bool) {
 // Applies reports whether property name is judged on traces of family f: no-false-failover only
 // on benign traces, where every fence is a false one (a trace records its family, so that its
 // replay judges it so too); detects-death-within only where a fatal
-// fault can happen; the safety properties everywhere.
+// fault can happen; the group's (no-split-brain, no-fence-without-quorum) only on partition
+// traces, where single-master and only-coordinator-fences do not apply (each side's copy may
+// hold its own master, and the coordinator is a view's, not the first manager up); the other
+// safety properties everywhere.
 func (f Family) Applies(name string) bool {
 	switch name {
+	case property.NoSplitBrain, property.NoFenceWithoutQuorum, property.MinorityShunsWithin, property.MajorityKeepsWriterWithin:
+		return f == Partition
+	case property.SingleMaster, property.OnlyCoordinatorFences:
+		return f != Partition
 	case property.NoFalseFailover:
 		return f == Benign
 	case property.DetectsDeathWithin:
-		return f != Benign
+		return f == Fatal || f == Mixed
 	}
 	return true
 }

@@ -199,6 +199,9 @@ func (g *Generator) traceInto(buf *traceBuf, rng *rand.Rand) *timeline.Timeline 
 			b.mixed(i)
 		}
 		b.cluster()
+	case Partition:
+		tl.Witnesses = witnessNames[:rng.IntN(len(witnessNames)+1)]
+		b.partitions()
 	}
 	tl.Events, buf.scratch = buf.sortEvents(tl.Events)
 	if g.work != nil {
@@ -368,9 +371,85 @@ func (b *builder) cluster() {
 	}
 }
 
+// witnessNames are the names of a partition trace's witnesses, the first 0-2 of them.
+var witnessNames = []string{"w1", "w2"}
+
+// partitions lays the episodes of a partition trace, one after another with healthy spells
+// between: partitions that isolate the master, a replica or a witness, or split a minority
+// from a majority, each healed after a while; flapping partitions that heal within seconds;
+// host crashes and restarts; manager outages.
+func (b *builder) partitions() {
+	L := b.g.shape.Length
+	n := len(b.g.nodes)
+	members := n + len(b.tl.Witnesses)
+	t := b.between(0, L/6)
+	for t < L {
+		seg := func(alone ...int) []int {
+			s := make([]int, members)
+			for _, m := range alone {
+				s[m] = 1
+			}
+			return s
+		}
+		switch k := b.rng.IntN(7); {
+		case k == 0: // isolate the master
+			t = b.split(t, seg(0))
+		case k == 1 && n > 1: // isolate a replica
+			t = b.split(t, seg(1+b.rng.IntN(n-1)))
+		case k == 2: // a minority and a majority, any members
+			var alone []int
+			for m := range members {
+				if b.rng.IntN(3) == 0 {
+					alone = append(alone, m)
+				}
+			}
+			t = b.split(t, seg(alone...))
+		case k == 3 && members > n: // isolate a witness
+			t = b.split(t, seg(n+b.rng.IntN(members-n)))
+		case k == 4: // a flapping switch: short cuts of the master's link
+			for range 2 + b.rng.IntN(4) {
+				b.net(t, seg(0))
+				t += b.between(time.Second, 15*time.Second)
+				b.net(t, nil)
+				t += b.between(time.Second, 30*time.Second)
+			}
+		case k == 5: // a host crashes and comes back
+			m := b.rng.IntN(members)
+			b.add(t, timeline.HostDown, m, 0)
+			t += b.between(10*time.Second, 10*time.Minute)
+			b.add(t, timeline.HostUp, m, 0)
+		default: // a manager outage
+			m := b.rng.IntN(members)
+			b.add(t, timeline.ManagerDown, m, 0)
+			t += b.between(10*time.Second, 10*time.Minute)
+			b.add(t, timeline.ManagerUp, m, 0)
+		}
+		t += b.between(b.g.gap, L/4)
+	}
+}
+
+// split partitions the network as seg from t, heals it a while later, and returns when.
+func (b *builder) split(t time.Duration, seg []int) time.Duration {
+	b.net(t, seg)
+	t += b.between(10*time.Second, 15*time.Minute)
+	b.net(t, nil)
+	return t
+}
+
+// net adds a partition event: seg, or nil for a heal.
+func (b *builder) net(at time.Duration, seg []int) {
+	if at < b.tl.End {
+		b.tl.Events = append(b.tl.Events, timeline.Event{At: at, Kind: timeline.Partition, Node: -1, Segments: seg})
+	}
+}
+
 // propertyTrace is what the properties know of every trace of g: traces differ in their
-// events alone.
+// events alone (and a partition trace in how many of witnessNames it has).
 func (g *Generator) propertyTrace() property.Trace {
-	return expect.Trace(&timeline.Timeline{Nodes: g.nodes, Start: g.start, Interval: g.shape.Interval, Timeout: g.shape.Timeout,
-		Family: g.family.String()}, g.m)
+	tl := &timeline.Timeline{Nodes: g.nodes, Start: g.start, Interval: g.shape.Interval, Timeout: g.shape.Timeout,
+		Family: g.family.String()}
+	if g.family == Partition {
+		tl.Witnesses = witnessNames // a trace's witnesses are the first of these: its names are theirs
+	}
+	return expect.Trace(tl, g.m)
 }

@@ -67,7 +67,7 @@ func liveReplay(tl *timeline.Timeline, m *statemap.Map, obs ...drive.Observer) {
 func diffLive(t interface{ Fatalf(string, ...any) }, tl *timeline.Timeline, m *statemap.Map) {
 	var rec eventRecorder
 	liveReplay(tl, m, &rec)
-	want := refReplay(tl, m)
+	want := refReplay(tl, m, false) // the live runtime runs no group
 	if i, ok := firstDiff(rec.evs, want); !ok {
 		lo := max(0, i-5)
 		t.Fatalf("the live schedule and the reference differ at event %d:\nlive:      %s\nreference: %s\ntimeline:\n%s",

@@ -15,17 +15,28 @@ import (
 // written apart from package fence to test it differentially: the coordinator is recomputed
 // from the managers every time it is needed, nothing is cached, every alarm is counted one tick
 // at a time. It must emit exactly the events fence.Engine emits.
+//
+// With group set (refReplay of a simulated replay, which runs the managers as a group) it follows the group's
+// rules as they apply to managers that only stop and start cleanly, every host up on one
+// network: the running managers share one view, which is primary when they are a majority of
+// the managers (n/2+1; one of one); with none primary nobody fences and the coordinator is none;
+// a running manager not primary for 3 ticks in a row (counted at the ticks, before the
+// engine's) shuns its own datasource; the operator's recover is refused while there is no
+// coordinator.
 type refEngine struct {
 	m      *statemap.Map
 	policy fence.Policy
 	now    time.Duration
 	nodes  []refNode
 	out    []fence.Event // decisions, and in refReplay the fault notes
+	group  bool
 }
 
 type refNode struct {
 	role               fence.Role
 	failed, shunned    bool
+	failsafe           bool // shunned by its manager's failsafe
+	streak             int  // the manager's non-primary ticks in a row (group)
 	up, probed, lastOK bool
 	state              statemap.State
 	alarms             []refAlarm // in the order raised
@@ -59,14 +70,49 @@ func (r *refEngine) take() []fence.Event {
 	return out
 }
 
-// coordinator is the first node in cluster order whose manager is up, -1 for none.
+// coordinator is the first node in cluster order whose manager is up, -1 for none; with the
+// group, -1 too when fewer than a majority of the managers are up.
 func (r *refEngine) coordinator() int {
+	up := 0
+	for _, n := range r.nodes {
+		if n.up {
+			up++
+		}
+	}
+	if r.group && up < len(r.nodes)/2+1 {
+		return -1
+	}
 	for i, n := range r.nodes {
 		if n.up {
 			return i
 		}
 	}
 	return -1
+}
+
+// groupTick is the group's tick, before the engine's: each running manager's non-primary
+// ticks, and the failsafe shun at the third.
+func (r *refEngine) groupTick(at time.Duration) {
+	r.now = at
+	primary := r.coordinator() >= 0
+	for i := range r.nodes {
+		n := &r.nodes[i]
+		if !n.up {
+			continue
+		}
+		if primary {
+			n.streak = 0
+			continue
+		}
+		if n.streak >= 3 {
+			continue
+		}
+		n.streak++
+		if n.streak == 3 && !n.failsafe {
+			n.failed, n.shunned, n.failsafe = true, true, true
+			r.emit(&fence.FailsafeShunned{At: r.now, Node: i, Role: n.role, Ticks: 3})
+		}
+	}
 }
 
 func (r *refEngine) probe(at time.Duration, i int, c statemap.Condition) {
@@ -242,16 +288,26 @@ func (r *refEngine) setManager(at time.Duration, i int, up bool) {
 	}
 	before := r.coordinator()
 	r.nodes[i].up = up
+	r.nodes[i].streak = 0
 	if up {
 		r.emit(&fence.ManagerUp{At: r.now, Node: i})
 	} else {
 		r.emit(&fence.ManagerDown{At: r.now, Node: i})
 	}
 	after := r.coordinator()
+	if after >= 0 {
+		for j := range r.nodes {
+			r.nodes[j].streak = 0
+		}
+	}
 	if after == before {
 		return
 	}
-	r.emit(&fence.CoordinatorChanged{At: r.now, Coordinator: after})
+	anyUp := false
+	for _, n := range r.nodes {
+		anyUp = anyUp || n.up
+	}
+	r.emit(&fence.CoordinatorChanged{At: r.now, Coordinator: after, NoPrimary: r.group && after < 0 && anyUp})
 	if before < 0 && r.policy != fence.Maintenance {
 		for j := range r.nodes {
 			r.expire(j)
@@ -262,6 +318,10 @@ func (r *refEngine) setManager(at time.Duration, i int, up bool) {
 func (r *refEngine) recover(at time.Duration, i int) {
 	r.now = at
 	n := &r.nodes[i]
+	if r.group && r.coordinator() < 0 {
+		r.emit(&fence.RecoverRefused{At: r.now, Node: i})
+		return
+	}
 	if !n.failed {
 		r.emit(&fence.RecoverIgnored{At: r.now, Node: i})
 		return
@@ -271,7 +331,7 @@ func (r *refEngine) recover(at time.Duration, i int) {
 		r.emit(&fence.AlarmCleared{At: r.now, Node: i, Condition: a.cond, Count: a.count, Threshold: a.threshold, By: fence.ClearedByRecover})
 	}
 	n.alarms = nil
-	n.failed, n.shunned = false, false
+	n.failed, n.shunned, n.failsafe = false, false, false
 	for j := range r.nodes {
 		if j != i && n.role == fence.Master && r.nodes[j].role == fence.Master {
 			n.role = fence.Replica
@@ -282,9 +342,11 @@ func (r *refEngine) recover(at time.Duration, i int) {
 
 // refReplay replays tl against the reference engine one second at a time, with no shortcut:
 // every second it applies the timeline's events, finishes the probes due, starts the probes
-// due, and ticks on every tenth second. Every time in tl must be a whole second.
-func refReplay(tl *timeline.Timeline, m *statemap.Map) []fence.Event {
+// due, and ticks on every tenth second. Every time in tl must be a whole second. group says
+// whether the managers run as a group (sim.Replay; the live runtime does not).
+func refReplay(tl *timeline.Timeline, m *statemap.Map, group bool) []fence.Event {
 	r := newRefEngine(fence.Config{Nodes: tl.Nodes, Map: m, Policy: tl.Policy})
+	r.group = group
 	type probe struct {
 		fault    fault.Fault
 		down     bool
@@ -337,6 +399,9 @@ func refReplay(tl *timeline.Timeline, m *statemap.Map) []fence.Event {
 			p.busy, p.finishAt, p.cond = true, t+o.Took, o.Condition
 		}
 		if t > 0 && t%statemap.TickInterval == 0 {
+			if group {
+				r.groupTick(t)
+			}
 			r.tick(t)
 		}
 		log = append(log, r.take()...)

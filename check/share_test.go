@@ -147,11 +147,11 @@ func TestParseShareRefuses(t *testing.T) {
 		{"too few traces", `"traces": 20,`, `"traces": 1,`, `s.json: 1 traces per family in 2 shards: want at least one trace a shard`},
 		{"block", `"first": 10,`, `"first": 11,`, `s.json: benign: traces 11 to 20: shard 1 of 2 judges traces 10 to 19`},
 		{"family", `"family": "benign"`, `"family": "gentle"`, `s.json: family "gentle": want benign, fatal or mixed`},
-		{"property", `"property": "single-master"`, `"property": "single-mister"`, `s.json: benign: unknown property "single-mister": want one of no-false-failover, detects-death-within, single-master, no-fence-in-maintenance, only-coordinator-fences, self-heal-resets, max-outage, no-acked-write-lost`},
+		{"property", `"property": "single-master"`, `"property": "single-mister"`, `s.json: benign: unknown property "single-mister": want one of no-false-failover, detects-death-within, single-master, no-fence-in-maintenance, only-coordinator-fences, self-heal-resets, max-outage, no-acked-write-lost, no-split-brain, no-fence-without-quorum, minority-shuns-within, majority-keeps-writer-within`},
 		{"counts", `"violated": 0`, `"violated": 11`, `s.json: benign: single-master violated in 11 of 10 traces`},
 		{"no counterexample", `"violated": 0`, `"violated": 1`, `s.json: benign: single-master violated in 1 traces, with no counterexample`},
 		{"outside", `"trace": 10,`, `"trace": 9,`, `s.json: benign: no-false-failover's counterexample is trace 9, outside the block`},
-		{"timeline", `"timeline": "cluster db1:master`, `"timeline": "cluster db1:boss`, `s.json: benign: no-false-failover's counterexample: s.json:1: node "db1": role "boss": want master or replica`},
+		{"timeline", `"timeline": "cluster db1:master`, `"timeline": "cluster db1:boss`, `s.json: benign: no-false-failover's counterexample: s.json:1: node "db1": role "boss": want master, replica or witness`},
 	} {
 		data := strings.Replace(good, c.old, c.new, 1)
 		if data == good {

@@ -172,15 +172,20 @@ func shift(tl *timeline.Timeline, k int, d time.Duration) {
 	}
 }
 
-// dropNode removes node j and its events.
+// dropNode removes node j and its events, and its place in every partition: a partition
+// stays a partition of the members left (one that no longer separates anyone is one network).
 func dropNode(tl *timeline.Timeline, j int) *timeline.Timeline {
 	c := clone(tl)
 	c.Nodes = slices.Delete(c.Nodes, j, j+1)
 	c.Events = slices.DeleteFunc(c.Events, func(e timeline.Event) bool { return e.Node == j })
 	dropReplNode(c.Repl, j)
 	for i := range c.Events {
-		if c.Events[i].Node > j {
-			c.Events[i].Node--
+		ev := &c.Events[i]
+		if ev.Node > j {
+			ev.Node--
+		}
+		if ev.Segments != nil {
+			ev.Segments = slices.Delete(slices.Clone(ev.Segments), j, j+1)
 		}
 	}
 	return c
@@ -197,6 +202,7 @@ func replCount(tl *timeline.Timeline) int {
 func clone(tl *timeline.Timeline) *timeline.Timeline {
 	c := *tl
 	c.Nodes = slices.Clone(tl.Nodes)
+	c.Witnesses = slices.Clone(tl.Witnesses)
 	c.Events = slices.Clone(tl.Events)
 	c.Repl = cloneRepl(tl.Repl)
 	c.Expects = nil

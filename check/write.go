@@ -14,9 +14,10 @@ import (
 
 // Timeline writes trace tl as timeline text: a comment header (each line of header prefixed
 // with "# "), the cluster, the checker, the family the trace was generated in (so that its
-// replay judges no-false-failover as failsim check did), the statemap statement when smPath is
-// not "", the policy when not automatic, the events at clock times, "cluster end", and one
-// expect line per property.
+// replay judges no-false-failover as failsim check did), the liveness thresholds when set, the
+// statemap statement when smPath is not "", the policy when not automatic, the replication
+// settings, the events at clock times (partitions, host events and replication events too),
+// "cluster end", and one expect line per property.
 func Timeline(tl *timeline.Timeline, header []string, smPath string, props ...property.Spec) []byte {
 	var b bytes.Buffer
 	for _, h := range header {
@@ -26,7 +27,20 @@ func Timeline(tl *timeline.Timeline, header []string, smPath string, props ...pr
 	for _, n := range tl.Nodes {
 		fmt.Fprintf(&b, " %s:%s", n.Name, n.Role)
 	}
+	for _, w := range tl.Witnesses {
+		fmt.Fprintf(&b, " %s:witness", w)
+	}
 	fmt.Fprintf(&b, "\nchecker interval=%s timeout=%s\n", tl.Interval, tl.Timeout)
+	if tl.GapThreshold > 0 || tl.FailsafeThreshold > 0 {
+		b.WriteString("liveness")
+		if tl.GapThreshold > 0 {
+			fmt.Fprintf(&b, " gap-threshold=%d", tl.GapThreshold)
+		}
+		if tl.FailsafeThreshold > 0 {
+			fmt.Fprintf(&b, " failsafe-threshold=%d", tl.FailsafeThreshold)
+		}
+		b.WriteString("\n")
+	}
 	if tl.Family != "" {
 		fmt.Fprintf(&b, "family %s\n", tl.Family)
 	}
@@ -39,6 +53,7 @@ func Timeline(tl *timeline.Timeline, header []string, smPath string, props ...pr
 	b.WriteString(replSettings(tl.Repl))
 	b.WriteString("\n")
 	k := 0 // the next replication event: at one instant they come first, as a replay applies them
+	names := tl.Names()
 	for _, ev := range tl.Events {
 		for ; k < replCount(tl) && tl.Repl.Events[k].At <= ev.At; k++ {
 			b.WriteString(replLine(tl, tl.Repl.Events[k]))
@@ -46,13 +61,23 @@ func Timeline(tl *timeline.Timeline, header []string, smPath string, props ...pr
 		at := narrate.Clock(tl.Start, ev.At)
 		switch ev.Kind {
 		case timeline.SetFault:
-			fmt.Fprintf(&b, "%s %s %s\n", at, tl.Nodes[ev.Node].Name, ev.Fault)
+			fmt.Fprintf(&b, "%s %s %s\n", at, names[ev.Node], ev.Fault)
 		case timeline.ManagerDown:
-			fmt.Fprintf(&b, "%s %s manager down\n", at, tl.Nodes[ev.Node].Name)
+			fmt.Fprintf(&b, "%s %s manager down\n", at, names[ev.Node])
 		case timeline.ManagerUp:
-			fmt.Fprintf(&b, "%s %s manager up\n", at, tl.Nodes[ev.Node].Name)
+			fmt.Fprintf(&b, "%s %s manager up\n", at, names[ev.Node])
+		case timeline.HostDown:
+			fmt.Fprintf(&b, "%s %s host down\n", at, names[ev.Node])
+		case timeline.HostUp:
+			fmt.Fprintf(&b, "%s %s host up\n", at, names[ev.Node])
+		case timeline.Partition:
+			if ev.Segments == nil {
+				fmt.Fprintf(&b, "%s partition heal\n", at)
+			} else {
+				fmt.Fprintf(&b, "%s partition %s\n", at, narrate.Segments(names, ev.Segments))
+			}
 		case timeline.Recover:
-			fmt.Fprintf(&b, "%s %s recover\n", at, tl.Nodes[ev.Node].Name)
+			fmt.Fprintf(&b, "%s %s recover\n", at, names[ev.Node])
 		case timeline.SetPolicy:
 			fmt.Fprintf(&b, "%s cluster policy %s\n", at, ev.Policy)
 		}

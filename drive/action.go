@@ -24,6 +24,9 @@ const (
 	SetPolicy                   // the cluster's policy becomes Policy
 	Recover                     // the operator returns the failed node to service
 	End                         // nothing changes: a timeline's "cluster end", at Config.End, which is what ends the run
+	Partition                   // the managers' network becomes Segments (nil: one network again); needs Config.Group
+	HostDown                    // the member's host goes down: its database, its manager and its pings; needs Config.Group
+	HostUp                      // the member's host comes back: its manager starts unless it was stopped; needs Config.Group
 )
 
 // String is the kind's name, for messages.
@@ -41,6 +44,12 @@ func (k Kind) String() string {
 		return "recover"
 	case End:
 		return "end"
+	case Partition:
+		return "partition"
+	case HostDown:
+		return "host-down"
+	case HostUp:
+		return "host-up"
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }
@@ -50,9 +59,12 @@ type Action struct {
 	At     time.Duration // virtual time since the start
 	Line   int           // the line of the file that states it, for messages; 0 for none. The driver does not read it
 	Kind   Kind
-	Node   int          // index of the node in the engine's cluster order; -1 for SetPolicy and End
+	Node   int          // index of the node in the engine's cluster order (a witness follows the nodes: cluster.Config); -1 for SetPolicy, End and Partition
 	Fault  fault.Fault  // SetFault: the link's fault; the zero Fault heals it
 	Policy fence.Policy // SetPolicy
+	// Segments, for Partition: per member (nodes, then witnesses), the segment of the network
+	// its host is on; nil heals the network into one.
+	Segments []int
 }
 
 // Outcome is how a probe ends: its condition, and how long after its start it finishes (0: at

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/group"
 	"github.com/failsim/failsim/statemap"
 )
 
@@ -53,6 +55,15 @@ type Config struct {
 	// driver asks it each time it plans its next instant; ok is false for none. An instant
 	// before the last one run counts as the last.
 	Wake func() (at time.Duration, ok bool)
+	// Group, when not nil, runs the managers as a group (package cluster) beside the engine:
+	// the script's manager, host and partition actions change the group's network, and at a
+	// tick the group's decisions come just before the engine's. The group ticks only while it
+	// is not quiet (cluster.Cluster.Quiet), so a run in which managers only stop and start
+	// cleanly pays for no tick of the group's. Nil (the live runtime): no group, and the
+	// engine's coordinator is the first node whose manager is up, as it always was. The
+	// group is made at the first action that concerns it: until then every manager runs on
+	// one network, and the group would only confirm the coordinator the engine has.
+	Group *cluster.Config
 }
 
 // Work is what an instant asks of the adapter, in this order: make each fault real, then start
@@ -67,6 +78,10 @@ type Work struct {
 // New. It is not safe for concurrent use: one goroutine drives it.
 type Driver struct {
 	e       *fence.Engine
+	c       *cluster.Cluster   // nil without Config.Group
+	noted   bool               // the cluster told the observers of something since this was cleared
+	state   cluster.GroupState // the note noteGroup tells, reused
+	views   []group.Set        // its views, reused
 	nodes   []prober
 	foresee bool // cfg.Foresee != nil
 	cfg     Config
@@ -154,8 +169,9 @@ func (d *Driver) Begin(t time.Duration) Work {
 		// Nothing but the tick at this instant: if it decides nothing, the observers have
 		// nothing to look at.
 		d.lone = true
+		d.noted = false
 		d.tickAt(t)
-		d.told = d.flush() || d.cfg.EveryTick
+		d.told = d.flush() || d.noted || d.cfg.EveryTick
 		return Work{At: t}
 	}
 	d.lone = false

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/group"
 	"github.com/failsim/failsim/statemap"
 )
 
@@ -35,11 +37,15 @@ func (d *Driver) nextTick() time.Duration {
 	if d.cfg.EveryTick {
 		return fence.NextTick(d.ticked)
 	}
-	n, ok := d.e.TicksToExpiry()
-	if !ok {
-		return Never
+	t := Never
+	if n, ok := d.e.TicksToExpiry(); ok {
+		t = fence.NthTick(d.ticked, n)
 	}
-	return fence.NthTick(d.ticked, n)
+	if d.c != nil && !d.c.Quiet() {
+		// The group ticks at every tick from the last instant on while it is not quiet.
+		t = min(t, fence.NextTick(max(d.last, d.ticked)))
+	}
+	return t
 }
 
 func (d *Driver) actionAt(t time.Duration) bool {
@@ -68,16 +74,35 @@ func (d *Driver) apply(t time.Duration, a *Action) {
 		}
 		d.faults = append(d.faults, FaultChange{Node: a.Node, Fault: a.Fault})
 		d.noteFault(t, a.Node, a.Fault)
-	case ManagerDown:
-		p := &d.nodes[a.Node]
-		p.set(down, 0)
-		p.seq++ // the probe under way is lost
-		d.e.SetManager(t, a.Node, false)
-	case ManagerUp:
-		if p := &d.nodes[a.Node]; p.phase == down {
-			p.set(idle, t)
+	case ManagerDown, ManagerUp, HostDown, HostUp, Partition:
+		if d.cfg.Group == nil {
+			d.managerAlone(t, a)
+			return
 		}
-		d.e.SetManager(t, a.Node, true)
+		if d.c == nil && d.alone(a) {
+			d.managerAlone(t, a)
+			d.flush()
+			d.noteGroup(t)
+			return
+		}
+		if d.c == nil {
+			d.c = cluster.New(d.e, *d.cfg.Group, t, d.tell)
+		}
+		switch a.Kind {
+		case ManagerDown:
+			d.c.ManagerStop(t, a.Node)
+		case ManagerUp:
+			d.c.ManagerStart(t, a.Node)
+		case HostDown:
+			d.c.HostDown(t, a.Node)
+		case HostUp:
+			d.c.HostUp(t, a.Node)
+		case Partition:
+			d.c.Partition(t, a.Segments)
+		}
+		for i := range d.nodes {
+			d.follow(t, i, d.c.Running(i))
+		}
 	case SetPolicy:
 		d.e.SetPolicy(t, a.Policy)
 	case Recover:
@@ -85,6 +110,71 @@ func (d *Driver) apply(t time.Duration, a *Action) {
 	case End:
 	default:
 		panic(fmt.Sprintf("drive: action of %v", a.Kind))
+	}
+}
+
+// alone reports whether action a, with no group made yet, can be told to the engine alone: a
+// manager that starts, or one that stops leaving a majority of the managers up, in a cluster
+// with no witness. Until the group is made every host is up on one network, and the group
+// would only confirm the engine's own coordinator, the first manager up: so a run in which
+// managers only stop and start, a majority always up, never makes one.
+func (d *Driver) alone(a *Action) bool {
+	if d.cfg.Group.Witnesses > 0 {
+		return false
+	}
+	switch a.Kind {
+	case ManagerUp:
+		return true
+	case ManagerDown:
+		up := 0
+		for i := range d.nodes {
+			if i != a.Node && d.e.Node(i).ManagerUp {
+				up++
+			}
+		}
+		return up >= len(d.nodes)/2+1
+	}
+	return false
+}
+
+// noteGroup tells the observers how the group stands while none is made: one primary view of
+// the managers up (cluster.GroupState, as a made group tells it).
+func (d *Driver) noteGroup(t time.Duration) {
+	var up group.Set
+	for i := range d.nodes {
+		if d.e.Node(i).ManagerUp {
+			up = up.With(i)
+		}
+	}
+	d.views = append(d.views[:0], up)
+	d.state = cluster.GroupState{At: t, Primary: d.views, Sides: d.views, Majority: len(d.nodes)/2 + 1}
+	d.tell(&d.state)
+}
+
+// managerAlone is a manager action without a group: the engine alone is told.
+func (d *Driver) managerAlone(t time.Duration, a *Action) {
+	switch a.Kind {
+	case ManagerDown:
+		d.follow(t, a.Node, false)
+		d.e.SetManager(t, a.Node, false)
+	case ManagerUp:
+		d.follow(t, a.Node, true)
+		d.e.SetManager(t, a.Node, true)
+	default:
+		panic(fmt.Sprintf("drive: a %v action needs Config.Group", a.Kind))
+	}
+}
+
+// follow makes node i's probe schedule follow its manager: none while it is down (the probe
+// under way is lost), one at once when it comes up.
+func (d *Driver) follow(t time.Duration, i int, up bool) {
+	p := &d.nodes[i]
+	switch {
+	case !up && p.phase != down:
+		p.set(down, 0)
+		p.seq++ // the probe under way is lost
+	case up && p.phase == down:
+		p.set(idle, t)
 	}
 }
 
@@ -97,8 +187,12 @@ func (d *Driver) catchUp(t time.Duration) {
 	}
 }
 
-// tickAt makes the tick at t, a tick instant, with the ticks skipped since the last one made.
+// tickAt makes the tick at t, a tick instant, with the ticks skipped since the last one made:
+// the group's first, while it is not quiet, then the engine's.
 func (d *Driver) tickAt(t time.Duration) {
+	if d.c != nil && !d.c.Quiet() {
+		d.c.Tick(t)
+	}
 	d.e.Ticks(t, int64((t-d.ticked)/statemap.TickInterval))
 	d.ticked = t
 }
@@ -111,7 +205,18 @@ func (d *Driver) flush() bool {
 			o.Event(ev)
 		}
 	}
+	if d.c != nil && len(evs) > 0 {
+		d.c.Engined(d.last)
+	}
 	return len(evs) > 0
+}
+
+// tell tells the observers of one event of the cluster's.
+func (d *Driver) tell(ev fence.Event) {
+	d.noted = true
+	for _, o := range d.obs {
+		o.Event(ev)
+	}
 }
 
 func (d *Driver) observe(t time.Duration) {

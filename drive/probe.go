@@ -119,8 +119,9 @@ func (d *Driver) start(t time.Duration) {
 }
 
 // skip skips the probes of node i, starting with the one starting at t, that would change
-// nothing (fence.Engine.Steady) and finish before the next action: only an action or a tick can
-// change the engine's view of the node, and Steady bounds the ticks. The schedule jumps to the
+// nothing (fence.Engine.Steady) and finish before the next action, and, while the group is not
+// quiet, by its next tick: only an action, a tick of the group or a tick of the engine can
+// change the engine's view of the node, and Steady bounds the engine's ticks. The schedule jumps to the
 // first probe it does not skip, exactly where it would have started; the result is the same as
 // running the skipped probes, without their instants.
 func (d *Driver) skip(t time.Duration, i int, p *prober) bool {
@@ -132,6 +133,11 @@ func (d *Driver) skip(t time.Duration, i int, p *prober) bool {
 	limit := d.cfg.End // a probe finishing after the end does not matter
 	if d.acted != Never {
 		limit = d.acted - 1 // a probe finishing at the action's instant counts after it
+	}
+	if d.c != nil && !d.c.Quiet() {
+		// The group's next tick may change the node's copy of the cluster's state (a merge, a
+		// host failure, a shun); a probe finishing at that tick's instant counts before it.
+		limit = min(limit, fence.NextTick(t))
 	}
 	next, ok := resumeAt(t, o.Took, d.cfg.Interval, min(limit, until))
 	if ok {

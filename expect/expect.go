@@ -5,6 +5,7 @@ import (
 
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/group"
 	"github.com/failsim/failsim/property"
 	"github.com/failsim/failsim/statemap"
 	"github.com/failsim/failsim/timeline"
@@ -58,6 +59,16 @@ func newExpectation(tl *timeline.Timeline, m *statemap.Map, names []string, x ti
 		return &failed{start: tl.Start, node: x.Node, name: names[x.Node], never: x.Kind == timeline.ExpectNeverFailed, win: x.Window}
 	case timeline.ExpectAt:
 		return newAt(x, names[x.Node])
+	case timeline.ExpectShunned:
+		return &shunned{start: tl.Start, node: x.Node, name: names[x.Node], win: x.Window}
+	case timeline.ExpectSplitBrain:
+		return &splitBrain{start: tl.Start, names: names, end: tl.End, max: x.Max}
+	case timeline.ExpectPrimary:
+		var all group.Set // the primary view at the start: everyone
+		for m := range names {
+			all = all.With(m)
+		}
+		return &primary{start: tl.Start, names: names, at: x.At, want: group.SetOf(x.Members...), now: []group.Set{all}}
 	case timeline.ExpectProperty:
 		s, err := property.NewSet(Trace(tl, m), x.Property)
 		if err != nil {
@@ -107,6 +118,6 @@ func (s *Set) Results() []Result {
 // Trace is what a property knows of a replay of tl under m: the cluster's names, the clock,
 // the checker, the starting policy, whether tl records a benign trace, and the statemap.
 func Trace(tl *timeline.Timeline, m *statemap.Map) property.Trace {
-	return property.Trace{Names: tl.Names(), Start: tl.Start, Interval: tl.Interval, Timeout: tl.Timeout,
+	return property.Trace{Names: tl.Names(), Nodes: len(tl.Nodes), Start: tl.Start, Interval: tl.Interval, Timeout: tl.Timeout,
 		Policy: tl.Policy, Benign: tl.Family == timeline.FamilyBenign, Map: m}
 }

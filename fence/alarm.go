@@ -69,16 +69,17 @@ func (e *Engine) TicksToExpiry() (n int64, ok bool) {
 }
 
 // expireDue expires node i's due alarms, in the order they were raised. With no coordinator
-// they wait, still counted, for one to appear.
+// for the node (coordinatorOf) they wait, still counted, for one to appear.
 func (e *Engine) expireDue(i int) {
 	n := &e.nodes[i]
+	coord := e.coordinatorOf(i)
 	for j := 0; j < len(n.alarms); {
 		a := n.alarms[j]
 		if !e.due(&a) {
 			j++
 			continue
 		}
-		if e.coordinator < 0 {
+		if coord < 0 {
 			if !a.waiting {
 				n.alarms[j].waiting = true
 				e.stale = true
@@ -89,7 +90,7 @@ func (e *Engine) expireDue(i int) {
 		}
 		n.alarms = append(n.alarms[:j], n.alarms[j+1:]...)
 		e.stale = true
-		emit(e, &e.dec.alarmExpired, AlarmExpired{At: e.now, Node: i, Condition: a.cond, Count: e.count(&a), Threshold: a.threshold, Action: a.action, Coordinator: e.coordinator})
-		e.act(i, a)
+		emit(e, &e.dec.alarmExpired, AlarmExpired{At: e.now, Node: i, Condition: a.cond, Count: e.count(&a), Threshold: a.threshold, Action: a.action, Coordinator: coord})
+		e.act(i, a, coord)
 	}
 }

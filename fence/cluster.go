@@ -10,7 +10,10 @@ import (
 type Member struct {
 	Role    Role // master or replica; a failed node keeps the role it had
 	Failed  bool // out of service
-	Shunned bool // a failed master (failed over, or failed under manual policy): never recovered automatically
+	Shunned bool // a failed master (failed over, or failed under manual policy), or one its own manager's failsafe shunned: never recovered automatically
+	// Failsafe: shunned (and failed) by its own manager's failsafe, whose view was not primary
+	// for the failsafe threshold (FAILSAFE-SHUN). Only the operator's recover undoes it.
+	Failsafe bool
 }
 
 // Cluster is the cluster's state of record, which the engine's decisions change and its rules

@@ -56,6 +56,9 @@ const (
 	KindManagerDown
 	KindManagerUp
 	KindCoordinatorChanged
+	KindRecoverRefused
+	KindFailsafeShunned
+	KindCopiesMerged
 	numKinds
 )
 
@@ -66,6 +69,7 @@ var kindNames = [numKinds]string{
 	KindNodeFailed: "failed", KindFailover: "failover", KindNoCandidate: "no-candidate",
 	KindNodeRecovered: "recovered", KindRecoverIgnored: "recover-ignored", KindPolicyChanged: "policy",
 	KindManagerDown: "manager-down", KindManagerUp: "manager-up", KindCoordinatorChanged: "coordinator",
+	KindRecoverRefused: "recover-refused", KindFailsafeShunned: "failsafe-shun", KindCopiesMerged: "copies-merged",
 }
 
 // String is the kind's stable name, used as the "event" field of JSON output.
@@ -169,39 +173,48 @@ type AlertNotImplemented struct {
 	Condition statemap.Condition
 }
 
-// AlreadyFailed: an expired fail alarm on Node, which is already failed: nothing done.
+// AlreadyFailed: an expired fail alarm on Node (or, Host, a host ping it did not answer), which
+// is already failed: nothing done.
 type AlreadyFailed struct {
 	At        time.Duration
 	Node      int
 	Condition statemap.Condition
+	Host      bool
 }
 
 // NodeFailed: Node was failed (taken out of service) by Condition, with no failover. Role is
 // Replica for a replica; Master for a master failed under manual policy, which is no failover.
+// Host: not an alarm but a host failure: the node's host did not answer the coordinator's
+// ping (HostFailed); Condition is then host_is_down.
 type NodeFailed struct {
 	At        time.Duration
 	Node      int
 	Condition statemap.Condition
 	Role      Role
+	Host      bool
 }
 
 // Failover: the master Node was failed (and shunned) by Condition, and To became master.
+// Host: by a host failure, as for NodeFailed.
 type Failover struct {
 	At        time.Duration
 	Node      int
 	Condition statemap.Condition
 	To        int
+	Host      bool
 }
 
 // NoCandidate: the master Node was failed (and shunned) by Condition and no replica was
 // promoted: no failover, no master. Ineligible says why, for every other node in cluster order
 // (empty when the cluster has no other node). The slice is the decision's own: the engine
 // never reuses it.
+// Host: by a host failure, as for NodeFailed.
 type NoCandidate struct {
 	At         time.Duration
 	Node       int
 	Condition  statemap.Condition
 	Ineligible []Ineligible
+	Host       bool
 }
 
 // Ineligible is one node that was not promoted at a NoCandidate, and why.
@@ -220,9 +233,10 @@ const (
 	NeverProbed                      // it has no finished probe yet
 	LastProbeNotOK                   // its last finished probe was not ok
 	NotChosen                        // it was eligible, but the candidate rule chose no node
+	NotInView                        // group mode: its manager is up but not in the coordinator's view
 )
 
-var reasonNames = [...]string{"", "failed", "manager-down", "never-probed", "last-probe-not-ok", "not-chosen"}
+var reasonNames = [...]string{"", "failed", "manager-down", "never-probed", "last-probe-not-ok", "not-chosen", "not-in-view"}
 
 // String is the reason's stable name.
 func (r Reason) String() string {
@@ -281,10 +295,41 @@ type ManagerUp struct {
 	Node int
 }
 
-// CoordinatorChanged: the coordinator became Coordinator, a node index; -1 for none.
+// CoordinatorChanged: the coordinator became Coordinator, a node index; -1 for none. In group
+// mode it is the coordinator of the first primary view; NoPrimary says there is none while
+// some manager is up.
 type CoordinatorChanged struct {
 	At          time.Duration
 	Coordinator int
+	NoPrimary   bool
+}
+
+// RecoverRefused: an operator's recover of Node, refused because its manager is not in a
+// primary view (group mode): nothing done.
+type RecoverRefused struct {
+	At   time.Duration
+	Node int
+}
+
+// FailsafeShunned: Node's own manager, whose view was not primary for Ticks ticks in a row,
+// shunned its datasource (FAILSAFE-SHUN) in its side's copy: failed and shunned, Role as it
+// was. A shunned master is no longer writable.
+type FailsafeShunned struct {
+	At    time.Duration
+	Node  int
+	Role  Role
+	Ticks int
+}
+
+// CopiesMerged: views merged and their sides' copies of the cluster's state became one, copy
+// Copy: the copy of the side Adopted (a copy number) was adopted; Conflicts are the nodes on
+// which an overwritten copy differed (Conflict.Side is that copy's number). The slice is the
+// decision's own.
+type CopiesMerged struct {
+	At        time.Duration
+	Copy      int
+	Adopted   int
+	Conflicts []Conflict
 }
 
 // When implements Event.
@@ -413,3 +458,24 @@ func (d *PolicyChanged) clone() Decision       { c := *d; return &c }
 func (d *ManagerDown) clone() Decision         { c := *d; return &c }
 func (d *ManagerUp) clone() Decision           { c := *d; return &c }
 func (d *CoordinatorChanged) clone() Decision  { c := *d; return &c }
+func (d *RecoverRefused) clone() Decision      { c := *d; return &c }
+func (d *FailsafeShunned) clone() Decision     { c := *d; return &c }
+func (d *CopiesMerged) clone() Decision        { c := *d; return &c }
+
+// When implements Event.
+func (d *RecoverRefused) When() time.Duration { return d.At }
+
+// When implements Event.
+func (d *FailsafeShunned) When() time.Duration { return d.At }
+
+// When implements Event.
+func (d *CopiesMerged) When() time.Duration { return d.At }
+
+// Kind implements Decision.
+func (*RecoverRefused) Kind() Kind { return KindRecoverRefused }
+
+// Kind implements Decision.
+func (*FailsafeShunned) Kind() Kind { return KindFailsafeShunned }
+
+// Kind implements Decision.
+func (*CopiesMerged) Kind() Kind { return KindCopiesMerged }

@@ -21,6 +21,9 @@ type decisions struct {
 	managerDown         []ManagerDown
 	managerUp           []ManagerUp
 	coordinatorChanged  []CoordinatorChanged
+	recoverRefused      []RecoverRefused
+	failsafeShunned     []FailsafeShunned
+	copiesMerged        []CopiesMerged
 }
 
 // reset empties every slice, keeping its room. The pointers handed out before go stale.
@@ -43,6 +46,9 @@ func (d *decisions) reset() {
 	d.managerDown = d.managerDown[:0]
 	d.managerUp = d.managerUp[:0]
 	d.coordinatorChanged = d.coordinatorChanged[:0]
+	d.recoverRefused = d.recoverRefused[:0]
+	d.failsafeShunned = d.failsafeShunned[:0]
+	d.copiesMerged = d.copiesMerged[:0]
 }
 
 // emit stores decision v in its kind's slice buf and appends a pointer to it to e.out. A slice

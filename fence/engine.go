@@ -51,8 +51,11 @@ type Config struct {
 // Engine is the decision state of one cluster. Its zero value is not usable: call New.
 type Engine struct {
 	nodes       []node
-	cluster     Cluster // roles, failed, shunned: the state of record the decisions change
-	up          []bool  // per node: its manager is up
+	copies      []Cluster // the copies of the cluster's state (roles, failed, shunned), by copy number: one until the group forks them
+	copyOf      []int     // per node: the copy its manager holds (its side's)
+	coords      []int     // per node: the coordinator of its manager's view, -1 for none; nil until SetCoordinators (group mode)
+	acting      int       // the coordinator whose decision is being made, and whose copy it changes
+	up          []bool    // per node: its manager is up
 	rules       *statemap.Map
 	policy      Policy
 	coordRule   CoordinatorRule
@@ -90,7 +93,9 @@ func New(cfg Config) *Engine {
 	masters := 0
 	n := len(cfg.Nodes)
 	e.nodes = make([]node, n)
-	e.cluster = make(Cluster, n)
+	cluster := make(Cluster, n)
+	e.copies = []Cluster{cluster}
+	e.copyOf = make([]int, n)
 	e.up = make([]bool, n)
 	room := make([]alarm, 4*n) // four alarms a node before any grows on its own
 	for i, c := range cfg.Nodes {
@@ -98,7 +103,7 @@ func New(cfg Config) *Engine {
 			masters++
 		}
 		e.nodes[i] = node{name: c.Name, alarms: room[4*i : 4*i : 4*i+4]}
-		e.cluster[i] = Member{Role: c.Role}
+		cluster[i] = Member{Role: c.Role}
 		e.up[i] = true
 	}
 	if masters > 1 {
@@ -126,6 +131,18 @@ func (e *Engine) Step(at time.Duration, in Input) {
 		e.stepManager(in.Node, in.Up)
 	case Recover:
 		e.stepRecover(in.Node)
+	case SetCoordinators:
+		e.stepCoordinators(in.Coordinators)
+	case Fork:
+		e.stepFork(in.Copy, in.From)
+	case MergeCopies:
+		e.stepMerge(in)
+	case SetCopies:
+		e.stepCopies(in.CopyOf)
+	case HostFailed:
+		e.stepHostFailed(in.Coordinator, in.Node)
+	case FailsafeShun:
+		e.stepFailsafe(in.Node, in.Ticks)
 	default:
 		// A fixed message: formatting in would make every input escape to the heap.
 		panic("fence: Step with a nil Input")

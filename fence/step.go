@@ -25,7 +25,7 @@ func (e *Engine) stepProbe(i int, c statemap.Condition) {
 	}
 	n.probed = true
 	n.lastOK = c == statemap.OK
-	m := &e.cluster[i]
+	m := &e.copies[e.copyOf[i]][i]
 	if c == statemap.OK {
 		for j := range n.alarms {
 			a := &n.alarms[j]
@@ -106,6 +106,9 @@ func (e *Engine) stepManager(i int, up bool) {
 	} else {
 		emit(e, &e.dec.managerDown, ManagerDown{At: e.now, Node: i})
 	}
+	if e.coords != nil {
+		return // the group says who coordinates: SetCoordinators
+	}
 	c := e.chooseCoordinator()
 	if c == e.coordinator {
 		return
@@ -122,16 +125,21 @@ func (e *Engine) stepManager(i int, up bool) {
 
 // stepRecover is Recover.
 func (e *Engine) stepRecover(i int) {
-	m := &e.cluster[i]
+	cl := e.copies[e.copyOf[i]]
+	m := &cl[i]
+	if e.coords != nil && e.coordinatorOf(i) < 0 {
+		emit(e, &e.dec.recoverRefused, RecoverRefused{At: e.now, Node: i})
+		return
+	}
 	if !m.Failed {
 		emit(e, &e.dec.recoverIgnored, RecoverIgnored{At: e.now, Node: i})
 		return
 	}
 	e.clearAlarms(i, ClearedByRecover)
-	m.Failed, m.Shunned = false, false
+	m.Failed, m.Shunned, m.Failsafe = false, false, false
 	if m.Role == Master {
-		for j := range e.cluster {
-			if j != i && e.cluster[j].Role == Master {
+		for j := range cl {
+			if j != i && cl[j].Role == Master {
 				m.Role = Replica
 			}
 		}

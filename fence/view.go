@@ -11,7 +11,8 @@ type NodeView struct {
 	Name      string
 	Role      Role // master or replica; a failed node keeps the role it had
 	Failed    bool // out of service
-	Shunned   bool // a failed master (failed over, or failed under manual policy): never recovered automatically
+	Shunned   bool // a failed master (failed over, or failed under manual policy), or shunned by failsafe: never recovered automatically
+	Failsafe  bool // shunned by its own manager's failsafe (FAILSAFE-SHUN)
 	ManagerUp bool
 	State     statemap.State // the datasource state its last probe showed; unknown before any
 	LastOK    bool           // its last finished probe was ok
@@ -38,8 +39,8 @@ func (e *Engine) Len() int { return len(e.nodes) }
 
 // Node returns the view of node i.
 func (e *Engine) Node(i int) NodeView {
-	n, m := &e.nodes[i], e.cluster[i]
-	return NodeView{Name: n.name, Role: m.Role, Failed: m.Failed, Shunned: m.Shunned, ManagerUp: e.up[i], State: n.state, LastOK: n.lastOK}
+	n, m := &e.nodes[i], e.copies[e.copyOf[i]][i]
+	return NodeView{Name: n.name, Role: m.Role, Failed: m.Failed, Shunned: m.Shunned, Failsafe: m.Failsafe, ManagerUp: e.up[i], State: n.state, LastOK: n.lastOK}
 }
 
 // Alarms appends node i's active alarms, oldest first, to dst and returns it.
@@ -62,12 +63,30 @@ func (e *Engine) Policy() Policy { return e.policy }
 // up, under the default rule).
 func (e *Engine) Coordinator() int { return e.coordinator }
 
-// Master returns the index of the master in service, or -1 when there is none.
-func (e *Engine) Master() int { return e.cluster.Master() }
+// Master returns the index of the master in service, or -1 when there is none: the first node,
+// in cluster order, that is master and not failed in its own side's copy of the cluster's state
+// (there is one copy until the group forks it).
+func (e *Engine) Master() int {
+	if len(e.copies) == 1 {
+		return e.copies[0].Master()
+	}
+	for i := range e.nodes {
+		if m := e.copies[e.copyOf[i]][i]; m.Role == Master && !m.Failed {
+			return i
+		}
+	}
+	return -1
+}
 
 // Cluster returns a copy of the cluster's state of record as it stands: each node's role,
-// failed and shunned. The copy is the caller's; it allocates.
-func (e *Engine) Cluster() Cluster { return e.cluster.Clone() }
+// failed and shunned, each from its own side's copy. The copy is the caller's; it allocates.
+func (e *Engine) Cluster() Cluster {
+	out := make(Cluster, len(e.nodes))
+	for i := range out {
+		out[i] = e.copies[e.copyOf[i]][i]
+	}
+	return out
+}
 
 // Steady reports whether a probe of node i ending in c, finishing at any time up to until,
 // would change nothing, provided no other Step than a Tick is made meanwhile: the node
@@ -78,7 +97,7 @@ func (e *Engine) Cluster() Cluster { return e.cluster.Clone() }
 // ticks at every multiple of TickInterval, whether the driver makes those ticks one by one or
 // accounts for them with Tick.Count. A driver may skip such probes, keeping their schedule.
 func (e *Engine) Steady(i int, c statemap.Condition) (steady bool, until time.Duration) {
-	n, m := &e.nodes[i], &e.cluster[i]
+	n, m := &e.nodes[i], &e.copies[e.copyOf[i]][i]
 	ok := c == statemap.OK
 	to := statemap.Online
 	if !ok {

@@ -97,7 +97,17 @@ func (g *Group) NonPrimaryTicks(m int) int { return g.streak[g.member(m)] }
 // the network as it is, every coordinator has pinged what
 // its view is missing, and every manager that is not primary has counted up to the failsafe
 // threshold. A driver may leave such ticks out until the network changes.
-func (g *Group) Steady() bool {
+func (g *Group) Steady() bool { return g.steady(false) }
+
+// Quiet is Steady, except that a coordinator may still have to ping members missing from its
+// view whose hosts would all answer (managers stopped cleanly, hosts up): such a tick decides
+// nothing that fences (its HostPing decisions all say Answered) and leaves every view, check
+// and copy as it is. A driver that acts only on the pings that fence may leave out such ticks
+// too: a replay in which managers only stop and start cleanly then pays for no tick of the
+// group's.
+func (g *Group) Quiet() bool { return g.steady(true) }
+
+func (g *Group) steady(quiet bool) bool {
 	for m := range g.running.All() {
 		if g.view[m] != g.hears(m) {
 			return false
@@ -114,11 +124,18 @@ func (g *Group) Steady() bool {
 		if !d.Primary() && g.streak[m] < g.s.failsafe {
 			return false
 		}
-		if d.Coordinator() == m {
-			missing := g.s.db &^ g.view[m]
-			if g.pinged[m] != missing || g.answered[m] != missing&g.reach(m) {
-				return false
+		if d.Coordinator() != m {
+			continue
+		}
+		missing := g.s.db &^ g.view[m]
+		if quiet {
+			if unanswered := missing &^ g.reach(m); g.pinged[m]&^g.answered[m] != unanswered {
+				return false // a ping that fences is still to come
 			}
+			continue
+		}
+		if g.pinged[m] != missing || g.answered[m] != missing&g.reach(m) {
+			return false
 		}
 	}
 	return true

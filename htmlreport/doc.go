@@ -24,5 +24,6 @@
 // The package is pure: it writes to the io.Writer it is given and does nothing else. The
 // output is deterministic: the same run gives the same bytes. The writes row is drawn from
 // the replication model's events alone (its decisions, and its summary at the end, which
-// lists every outage). Partitions are not drawn: the replay does not model them yet.
+// lists every outage). The managers' group (partitions, views, split-brain windows; a witness
+// has no lane) is not drawn: the verdict and the event log under the chart tell it.
 package htmlreport

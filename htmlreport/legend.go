@@ -76,9 +76,10 @@ func (c *chart) legend() {
 	fmt.Fprintf(&c.b, `<text x="8" y="%d" class="rl">%s</text>`+"\n", y+10, html.EscapeString(notModelled))
 }
 
-// notModelled says which rows the picture leaves out because the replay has no such thing yet.
-const notModelled = "Not drawn: network partitions (each side's view of the cluster). " +
-	"The replay does not model them yet (the group model is not wired into it); they get rows here when it does."
+// notModelled says what the replay models that the picture leaves out: the verdict and the
+// event log under the chart tell it.
+const notModelled = "Not drawn: the managers' group (partitions, views, primary partitions, split-brain windows; a witness has no lane). " +
+	"The verdict and the event log under the chart tell them."
 
 // legendH is the legend's height: a line more for the writes.
 func (c *chart) legendH() int {

@@ -28,13 +28,16 @@ func (r probeRun) next() time.Duration { return r.last() + r.step }
 // schedules them and the fault model foresees them, without the driver's shortcut of skipping
 // the probes that change nothing: a node's probes start at t=0 and then at
 // fence.NextProbeStart; the fault in force at a probe's start decides its outcome (foresee); a
-// manager that goes down loses the probe under way and starts none until it is up, when one
-// starts at once; the probes counted are those finished by end. Runs of identical outcomes come
-// out as one probeRun, so that a day costs its changes, not its probes.
+// manager that stops, or whose host goes down, loses the probe under way and starts none until
+// it runs again (started, on a host that is up), when one starts at once; the probes counted
+// are those finished by end. A partition touches no probe: a manager probes its own database.
+// Runs of identical outcomes come out as one probeRun, so that a day costs its changes, not
+// its probes.
 func probeSchedule(n int, interval time.Duration, script []drive.Action, end time.Duration, foresee func(fault.Fault) drive.Outcome) [][]probeRun {
 	out := make([][]probeRun, n)
 	for i := range out {
 		s := nodeSchedule{interval: interval, o: foresee(fault.Fault{}), up: true}
+		stopped, hostDown := false, false
 		for k := range script {
 			a := &script[k]
 			if a.At > end {
@@ -47,14 +50,24 @@ func probeSchedule(n int, interval time.Duration, script []drive.Action, end tim
 			case drive.SetFault:
 				s.advance(a.At)
 				s.o = foresee(a.Fault)
+				continue
 			case drive.ManagerDown:
-				s.advance(a.At)
-				s.running, s.up = false, false // the probe under way is lost
+				stopped = true
 			case drive.ManagerUp:
-				s.advance(a.At)
-				if !s.up {
-					s.up, s.startAt = true, a.At
-				}
+				stopped = false
+			case drive.HostDown:
+				hostDown = true
+			case drive.HostUp:
+				hostDown = false
+			default:
+				continue
+			}
+			s.advance(a.At)
+			switch up := !stopped && !hostDown; {
+			case !up && s.up:
+				s.running, s.up = false, false // the probe under way is lost
+			case up && !s.up:
+				s.up, s.startAt = true, a.At
 			}
 		}
 		s.advance(end + 1)

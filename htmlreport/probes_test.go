@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/faultmodel"
@@ -33,6 +34,7 @@ func everyProbe(tl *timeline.Timeline) [][]counted {
 	out := make([][]counted, len(tl.Nodes))
 	d := drive.New(e, drive.Config{
 		Interval: tl.Interval, Script: tl.Events, End: tl.End,
+		Group:   &cluster.Config{Witnesses: len(tl.Witnesses), GapThreshold: tl.GapThreshold, FailsafeThreshold: tl.FailsafeThreshold},
 		Counted: func(at time.Duration, node int, c statemap.Condition) { out[node] = append(out[node], counted{at, c}) },
 	})
 	faults := make([]fault.Fault, len(tl.Nodes))

@@ -3,6 +3,7 @@ package htmlreport
 import (
 	"time"
 
+	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/faultmodel"
@@ -162,6 +163,12 @@ func (r *Recorder) Event(ev fence.Event) {
 		r.nodes[ev.Node].why = desc()
 	case *fence.ManagerUp:
 		r.nodes[ev.Node].why = desc()
+	case *fence.FailsafeShunned:
+		r.nodes[ev.Node].why = desc()
+	case *cluster.HostChanged:
+		if ev.Member < len(r.nodes) { // a witness has no lane
+			r.nodes[ev.Member].why = desc()
+		}
 	}
 }
 

@@ -40,17 +40,27 @@ type LiveConfig struct {
 	OnProbe func(at time.Duration, node int, c statemap.Condition)
 }
 
-// WireOnly checks that every fault of tl can be made real by a proxy, and that tl has no
-// workload or replication statement (the live replay does not play them); the error names the
-// first that cannot, with its line.
+// WireOnly checks that every fault of tl can be made real by a proxy, that tl has no workload or
+// replication statement (the live replay does not play them), and that tl needs no managers'
+// group (a witness, a liveness setting, a partition, a host event: the live runtime runs
+// none); the error names the first that cannot, with its line (of the replication and the
+// group, the earlier).
 func WireOnly(tl *timeline.Timeline) error {
+	var simOnly *fileline.Error
 	if r := tl.Repl; r != nil {
 		line := r.WorkloadLine
 		if !r.Workload && len(r.Events) > 0 {
 			line = r.Events[0].Line
 		}
-		return &fileline.Error{File: tl.File, Line: line,
+		simOnly = &fileline.Error{File: tl.File, Line: line,
 			Err: errors.New("workload and replication statements are played by the simulator only: the live replay does not make writes, lags or replication links yet")}
+	}
+	if tl.Group > 0 && (simOnly == nil || tl.Group < simOnly.Line) {
+		simOnly = &fileline.Error{File: tl.File, Line: tl.Group,
+			Err: errors.New("witnesses, liveness settings, partitions and host events exist only in the simulator: the live replay runs no managers' group")}
+	}
+	if simOnly != nil {
+		return simOnly
 	}
 	for _, ev := range tl.Events {
 		if ev.Kind == drive.SetFault && !ev.Fault.Kind.Wire() {

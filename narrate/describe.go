@@ -12,6 +12,9 @@ import (
 // the driver's note of a fault (*drive.FaultSet). It is the event log's line after the clock
 // time, and the words a verdict quotes an event with.
 func Describe(names []string, ev fence.Event) string {
+	if s, ok := describeGroup(names, ev); ok {
+		return s
+	}
 	switch ev := ev.(type) {
 	case *fence.StateChanged:
 		return fmt.Sprintf("%s state %s -> %s (%s)", names[ev.Node], ev.From, ev.To, ev.Condition)
@@ -34,15 +37,27 @@ func Describe(names []string, ev fence.Event) string {
 	case *fence.AlertNotImplemented:
 		return fmt.Sprintf("%s %s: action alert: ALERT NOT IMPLEMENTED", names[ev.Node], ev.Condition)
 	case *fence.AlreadyFailed:
+		if ev.Host {
+			return fmt.Sprintf("%s %s: host failed, but %s is already failed", names[ev.Node], hostDetail, names[ev.Node])
+		}
 		return fmt.Sprintf("%s %s: action fail, but %s is already failed", names[ev.Node], ev.Condition, names[ev.Node])
 	case *fence.NodeFailed:
+		if ev.Host {
+			return fmt.Sprintf("%s FAILED: %s out of service (%s)", names[ev.Node], ev.Role, hostDetail)
+		}
 		if d := nodeFailedDetail(ev); d != "" {
 			return fmt.Sprintf("%s FAILED: %s out of service (%s); %s", names[ev.Node], ev.Role, ev.Condition, d)
 		}
 		return fmt.Sprintf("%s FAILED: %s out of service (%s)", names[ev.Node], ev.Role, ev.Condition)
 	case *fence.Failover:
+		if ev.Host {
+			return fmt.Sprintf("%s FAILOVER: master %s failed (%s), %s is master", names[ev.Node], names[ev.Node], hostDetail, names[ev.To])
+		}
 		return fmt.Sprintf("%s FAILOVER: master %s failed (%s), %s is master", names[ev.Node], names[ev.Node], ev.Condition, names[ev.To])
 	case *fence.NoCandidate:
+		if ev.Host {
+			return fmt.Sprintf("%s FAILED: master out of service (%s); no failover: no replica eligible (%s); the cluster has no master", names[ev.Node], hostDetail, Ineligible(names, ev.Ineligible))
+		}
 		return fmt.Sprintf("%s FAILED: master out of service (%s); no failover: no replica eligible (%s); the cluster has no master", names[ev.Node], ev.Condition, Ineligible(names, ev.Ineligible))
 	case *fence.NodeRecovered:
 		return fmt.Sprintf("%s recovered: back in service as %s (%s)", names[ev.Node], ev.Role, ev.By)
@@ -55,6 +70,9 @@ func Describe(names []string, ev fence.Event) string {
 	case *fence.ManagerUp:
 		return fmt.Sprintf("%s manager up", names[ev.Node])
 	case *fence.CoordinatorChanged:
+		if ev.Coordinator < 0 && ev.NoPrimary {
+			return "cluster coordinator none: no primary partition"
+		}
 		if ev.Coordinator < 0 {
 			return "cluster coordinator none: no manager is up"
 		}
@@ -67,6 +85,9 @@ func Describe(names []string, ev fence.Event) string {
 	}
 	return fmt.Sprintf("%T", ev)
 }
+
+// hostDetail is what failed a node whose host did not answer the coordinator's ping.
+const hostDetail = "host did not answer the coordinator's ping"
 
 // ManualNoFailover is why a master failed under manual policy is no failover: the detail of
 // its event, and what the verdict says of it.
@@ -109,6 +130,8 @@ func Ineligible(names []string, why []fence.Ineligible) string {
 			b.WriteString(" has not been probed yet")
 		case fence.LastProbeNotOK:
 			b.WriteString("'s last probe was not ok")
+		case fence.NotInView:
+			b.WriteString(" is not in the coordinator's view")
 		case fence.NotChosen:
 			b.WriteString(" was eligible, but the candidate rule chose no node")
 		default:

@@ -3,6 +3,7 @@ package narrate
 import (
 	"time"
 
+	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fence"
 )
@@ -85,8 +86,44 @@ func JSON(start time.Time, names []string, ev fence.Event) EventJSON {
 		j.Coord = &c
 	case *drive.FaultSet:
 		j.Event, j.Node, j.Detail = "fault", names[ev.Node], ev.Fault.String()
+	case *fence.RecoverRefused:
+		j.Node, j.Detail = names[ev.Node], recoverRefusedDetail
+	case *fence.FailsafeShunned:
+		j.Node, j.Role = names[ev.Node], ev.Role.String()
+		j.Count, j.Threshold = ints(ev.Ticks, ev.Ticks)
+	case *cluster.ViewChanged:
+		j.Event, j.Node, j.Detail = "view-joined", ev.Members.Names(names, " "), ev.Managers.Names(names, " ")
+		if ev.Left {
+			j.Event, j.Count = "view-left", &ev.Count
+		}
+	case *cluster.QuorumChanged:
+		j.Event, j.Node, j.Detail = "quorum", ev.Managers.Names(names, " "), ev.Digest.Rule.String()
+	case *cluster.HostPingFailed:
+		c := names[ev.Coordinator]
+		j.Event, j.Node, j.Coord = "host-ping-failed", names[ev.Member], &c
+	case *cluster.SplitBrain:
+		j.Event, j.Detail = "split-brain-closed", ev.Writable.Names(names, " ")
+		if ev.Open {
+			j.Event = "split-brain-open"
+		}
+	case *cluster.HostChanged:
+		j.Event, j.Node = "host-up", names[ev.Member]
+		if ev.Down {
+			j.Event = "host-down"
+		}
+	case *cluster.Partitioned:
+		j.Event = "partition"
+		if ev.Segments != nil {
+			j.Detail = Segments(names, ev.Segments)
+		}
 	default:
 		replJSON(&j, names, ev)
+	}
+	if ev, ok := ev.(*fence.NodeFailed); ok && ev.Host {
+		j.Detail = hostDetail
+	}
+	if ev, ok := ev.(*fence.Failover); ok && ev.Host {
+		j.Detail = hostDetail
 	}
 	return j
 }

@@ -1,6 +1,7 @@
 package property
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/failsim/failsim/fence"
@@ -11,7 +12,10 @@ import (
 // moment it is made, against the managers up at that moment, which it follows from the events;
 // and, at the end of each instant at which a manager or the coordinator changed, the engine's
 // coordinator against the first node whose manager is up, both read from the engine, and
-// against the coordinator the engine last announced.
+// against the coordinator the engine last announced. The managers are a group: with fewer
+// than a majority of them up (n/2+1 of n; one of one), no view is primary and nobody may
+// fence, the coordinator is none. It judges the managers that are up, not partitions or
+// witnesses: a trace with those is judged by the group's own properties.
 type onlyCoordinator struct {
 	judge
 	names     []string
@@ -20,7 +24,7 @@ type onlyCoordinator struct {
 }
 
 func newOnlyCoordinator(j judge, tr Trace) *onlyCoordinator {
-	p := &onlyCoordinator{judge: j, names: tr.Names, up: make([]bool, len(tr.Names)), announced: min(0, len(tr.Names)-1)}
+	p := &onlyCoordinator{judge: j, names: tr.Names, up: make([]bool, tr.nodes()), announced: min(0, tr.nodes()-1)}
 	for i := range p.up {
 		p.up[i] = true
 	}
@@ -32,9 +36,9 @@ func newOnlyCoordinator(j judge, tr Trace) *onlyCoordinator {
 func (p *onlyCoordinator) Event(ev fence.Event) bool {
 	switch ev := ev.(type) {
 	case *fence.AlarmExpired:
-		switch want := fence.FirstUp(p.up); {
+		switch want := quorumFirstUp(p.up); {
 		case want < 0:
-			p.fail(ev.At, "%s's %s alarm was acted on with no manager up", p.names[ev.Node], ev.Condition)
+			p.fail(ev.At, "%s's %s alarm was acted on with no primary view (%s of %d managers up)", p.names[ev.Node], ev.Condition, upCount(p.up), len(p.up))
 		case ev.Coordinator != want:
 			p.fail(ev.At, "%s's %s alarm was acted on by %q, but the coordinator is %s", p.names[ev.Node], ev.Condition, p.names[ev.Coordinator], p.names[want])
 		}
@@ -61,22 +65,45 @@ func (p *onlyCoordinator) Event(ev fence.Event) bool {
 
 // fenced judges fencing decision d: with no manager up, nobody may fence.
 func (p *onlyCoordinator) fenced(d fence.Decision) {
-	if fence.FirstUp(p.up) < 0 {
-		p.fail(d.When(), "%s with no manager up: %s", d.Kind(), narrate.Describe(p.names, d))
+	if quorumFirstUp(p.up) < 0 {
+		p.fail(d.When(), "%s with no primary view (%s of %d managers up): %s", d.Kind(), upCount(p.up), len(p.up), narrate.Describe(p.names, d))
 	}
+}
+
+// quorumFirstUp is the coordinator when the managers up are up[i]: the first of them when
+// they are a majority of all (n/2+1; for one node, that one), else -1: no view is primary.
+func quorumFirstUp(up []bool) int {
+	n := 0
+	for _, u := range up {
+		if u {
+			n++
+		}
+	}
+	if n < len(up)/2+1 {
+		return -1
+	}
+	return fence.FirstUp(up)
+}
+
+func upCount(up []bool) string {
+	n := 0
+	for _, u := range up {
+		if u {
+			n++
+		}
+	}
+	return fmt.Sprint(n)
 }
 
 // Look implements Property.
 func (p *onlyCoordinator) Look(at time.Duration, e *fence.Engine) bool {
-	want := -1
+	up := p.up[:0:0]
 	for i := range e.Len() {
-		if e.Node(i).ManagerUp {
-			want = i
-			break
-		}
+		up = append(up, e.Node(i).ManagerUp)
 	}
+	want := quorumFirstUp(up)
 	if got := e.Coordinator(); got != want || p.announced != want {
-		p.fail(at, "the coordinator is %s (announced %s), but the first node whose manager is up is %s", name(p.names, got), name(p.names, p.announced), name(p.names, want))
+		p.fail(at, "the coordinator is %s (announced %s), but the first node whose manager is up, with a majority up, is %s", name(p.names, got), name(p.names, p.announced), name(p.names, want))
 	}
 	return false
 }

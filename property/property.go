@@ -35,10 +35,25 @@ const (
 	// SelfHealResets: a node whose last probe was ok has no alarm: an ok probe always deletes
 	// the node's alarms.
 	SelfHealResets = "self-heal-resets"
+	// NoSplitBrain [DUR]: the split-brain windows, two or more nodes writable at once (master,
+	// and in their own side's copy of the cluster's state neither failed nor shunned), last at
+	// most DUR in all; without DUR, 0 (a zero-length window holds).
+	NoSplitBrain = "no-split-brain"
+	// NoFenceWithoutQuorum: every fence, an expired alarm acted on or a host failed on an
+	// unanswered ping, is made by the coordinator of a primary view.
+	NoFenceWithoutQuorum = "no-fence-without-quorum"
+	// MinorityShunsWithin [DUR]: a node writable while its manager runs in no primary view
+	// stops being writable within DUR (DefaultMinorityShunsWithin without one) of its manager's
+	// leaving the primary views. A node whose manager is down is not judged.
+	MinorityShunsWithin = "minority-shuns-within"
+	// MajorityKeepsWriterWithin [DUR]: a primary view that holds an eligible replica and no
+	// writable master has one again within DUR (DefaultMajorityKeepsWriterWithin without
+	// one), under automatic policy.
+	MajorityKeepsWriterWithin = "majority-keeps-writer-within"
 )
 
 // names are the properties in the order failsim check runs and reports them.
-var names = [...]string{NoFalseFailover, DetectsDeathWithin, SingleMaster, NoFenceInMaintenance, OnlyCoordinatorFences, SelfHealResets, MaxOutage, NoAckedWriteLost}
+var names = [...]string{NoFalseFailover, DetectsDeathWithin, SingleMaster, NoFenceInMaintenance, OnlyCoordinatorFences, SelfHealResets, MaxOutage, NoAckedWriteLost, NoSplitBrain, NoFenceWithoutQuorum, MinorityShunsWithin, MajorityKeepsWriterWithin}
 
 // Names returns the built-in properties' names in the order failsim check runs and reports
 // them.
@@ -63,7 +78,9 @@ type Property interface {
 
 // Trace is what a property knows of the run it judges before the run starts.
 type Trace struct {
-	Names    []string      // the nodes' names in cluster order: the events' indices stand for them
+	Names []string // the nodes' names in cluster order, then the witnesses': the events' indices stand for them
+	// Nodes is the number of database nodes, the first Nodes of Names; 0 means all of them.
+	Nodes    int
 	Start    time.Time     // the clock time of t=0, for the times a verdict names
 	Interval time.Duration // the checker's interval between a node's probe starts
 	Timeout  time.Duration // the checker's probe budget
@@ -74,6 +91,14 @@ type Trace struct {
 	// Map is the statemap the run is under, for the rule of a fault's condition; nil means the
 	// shipped defaults.
 	Map *statemap.Map
+}
+
+// nodes is the number of database nodes of tr.
+func (tr Trace) nodes() int {
+	if tr.Nodes > 0 {
+		return tr.Nodes
+	}
+	return len(tr.Names)
 }
 
 // New returns property s, fresh, for one run of tr. The error says what is wrong with s, as
@@ -99,6 +124,14 @@ func New(s Spec, tr Trace) (Property, error) {
 		return &maxOutage{judge: j, max: d}, nil
 	case NoAckedWriteLost:
 		return &noAckedWriteLost{judge: j, names: tr.Names}, nil
+	case NoSplitBrain:
+		return &noSplitBrain{judge: j, names: tr.Names, most: s.within()}, nil
+	case NoFenceWithoutQuorum:
+		return newNoFenceWithoutQuorum(j, tr), nil
+	case MinorityShunsWithin:
+		return newMinorityShuns(j, tr, s.within()), nil
+	case MajorityKeepsWriterWithin:
+		return newMajorityKeepsWriter(j, tr, s.within()), nil
 	}
 	return &selfHeal{judge: j, names: tr.Names}, nil
 }

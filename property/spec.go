@@ -16,7 +16,9 @@ type Spec struct {
 }
 
 // NewSpec checks that property name exists and takes args, and returns its spec:
-// detects-death-within takes at most one positive duration, the others nothing.
+// detects-death-within, minority-shuns-within and majority-keeps-writer-within take at most
+// one positive duration, no-split-brain at most one duration, max-outage one duration, the
+// others nothing.
 func NewSpec(name string, args []string) (Spec, error) {
 	if !slices.Contains(names[:], name) {
 		return Spec{}, fmt.Errorf("unknown property %q: want one of %s", name, strings.Join(names[:], ", "))
@@ -24,15 +26,26 @@ func NewSpec(name string, args []string) (Spec, error) {
 	if NeedsWorkload(name) {
 		return clientSpec(name, args)
 	}
+	timed := name == DetectsDeathWithin || name == NoSplitBrain || name == MinorityShunsWithin || name == MajorityKeepsWriterWithin
 	switch {
+	case (name == MinorityShunsWithin || name == MajorityKeepsWriterWithin) && len(args) == 1:
+		if d, err := time.ParseDuration(args[0]); err != nil || d <= 0 {
+			return Spec{}, fmt.Errorf("%s: %q is not a positive duration such as 40s", name, args[0])
+		}
+		return Spec{Name: name, Arg: args[0]}, nil
+	case name == NoSplitBrain && len(args) == 1:
+		if d, err := time.ParseDuration(args[0]); err != nil || d < 0 {
+			return Spec{}, fmt.Errorf("%s: %q is not a duration such as 20s", name, args[0])
+		}
+		return Spec{Name: name, Arg: args[0]}, nil
 	case name == DetectsDeathWithin && len(args) == 1:
 		if d, err := time.ParseDuration(args[0]); err != nil || d <= 0 {
 			return Spec{}, fmt.Errorf("%s: %q is not a positive duration such as 90s or 2m", name, args[0])
 		}
 		return Spec{Name: name, Arg: args[0]}, nil
-	case name == DetectsDeathWithin && len(args) > 1:
+	case timed && len(args) > 1:
 		return Spec{}, fmt.Errorf("%s takes at most one duration, got %q", name, strings.Join(args, " "))
-	case name != DetectsDeathWithin && len(args) > 0:
+	case !timed && len(args) > 0:
 		return Spec{}, fmt.Errorf("%s takes no argument, got %q", name, strings.Join(args, " "))
 	}
 	return Spec{Name: name}, nil

@@ -15,7 +15,7 @@ func TestParseSpec(t *testing.T) {
 		"detects-death-within=90s": "",
 		"detects-death-within=x":   `detects-death-within: "x" is not a positive duration such as 90s or 2m`,
 		"detects-death-within=0s":  `detects-death-within: "0s" is not a positive duration such as 90s or 2m`,
-		"nope":                     `unknown property "nope": want one of no-false-failover, detects-death-within, single-master, no-fence-in-maintenance, only-coordinator-fences, self-heal-resets, max-outage, no-acked-write-lost`,
+		"nope":                     `unknown property "nope": want one of no-false-failover, detects-death-within, single-master, no-fence-in-maintenance, only-coordinator-fences, self-heal-resets, max-outage, no-acked-write-lost, no-split-brain, no-fence-without-quorum, minority-shuns-within, majority-keeps-writer-within`,
 		"self-heal-resets=1":       `self-heal-resets takes no argument, got "1"`,
 		"max-outage=90s":           "",
 		"max-outage":               `max-outage takes one duration, such as max-outage=90s`,

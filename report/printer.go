@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/repl"
@@ -47,6 +48,9 @@ func (p *Printer) Instant(time.Duration, *fence.Engine) {}
 func (p *Printer) Event(ev fence.Event) {
 	if _, final := ev.(repl.Final); p.err != nil || final {
 		return // the replication summary is the verdict's, not the log's
+	}
+	if _, note := ev.(*cluster.GroupState); note {
+		return // a note of how the group stands, no line of the log
 	}
 	if p.format == JSON {
 		p.json(narrate.JSON(p.start, p.names, ev))

@@ -2,8 +2,13 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/failsim/failsim/cluster"
+	"github.com/failsim/failsim/expect"
+	"github.com/failsim/failsim/group"
 
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/narrate"
@@ -24,6 +29,12 @@ type Report struct {
 	active    int              // alarms raised and not yet healed, cleared or expired
 	buf       []fence.AlarmView
 	repl      replStory // the replication model's run, if the timeline has one
+
+	hostWhy   map[int]string       // node -> why it was host-failed, from the last failed host ping
+	primary   []group.Set          // the primary views, as the group last said
+	noPrimary []cluster.GroupState // each time no view became primary
+	windows   expect.Windows       // the split-brain windows
+	shuns     []fence.FailsafeShunned
 }
 
 // nodeStory is what the report keeps of one node: the conditions it showed, how far their
@@ -56,7 +67,12 @@ type fenceStory struct {
 
 // New returns a report observer for a run of tl under m.
 func New(tl *timeline.Timeline, m *statemap.Map) *Report {
-	return &Report{tl: tl, m: m, names: tl.Names(), nodes: make([]nodeStory, len(tl.Nodes)), why: map[int]string{}}
+	var all group.Set // the primary view at the start: everyone
+	for m := range len(tl.Nodes) + len(tl.Witnesses) {
+		all = all.With(m)
+	}
+	return &Report{tl: tl, m: m, names: tl.Names(), nodes: make([]nodeStory, len(tl.Nodes)), why: map[int]string{}, hostWhy: map[int]string{},
+		primary: []group.Set{all}}
 }
 
 // Instant implements drive.Observer: at ticks and at the end it reads the counts of the alarms
@@ -84,7 +100,23 @@ func (n *nodeStory) saw(c statemap.Condition) {
 
 // Event implements drive.Observer.
 func (r *Report) Event(ev fence.Event) {
+	r.windows.Event(ev)
 	switch ev := ev.(type) {
+	case *cluster.GroupState:
+		r.primary = slices.Clone(ev.Primary)
+		if len(ev.Primary) == 0 && len(ev.Sides) > 0 {
+			c := *ev
+			c.Sides = slices.Clone(ev.Sides)
+			r.noPrimary = append(r.noPrimary, c)
+		}
+	case *cluster.HostPingFailed:
+		left := ""
+		if ev.Count > 0 {
+			left = fmt.Sprintf(" after %s", plural(ev.Count, "silent tick"))
+		}
+		r.hostWhy[ev.Member] = fmt.Sprintf("%s left %s's view%s and its host did not answer %s's ping", r.names[ev.Member], r.names[ev.Coordinator], left, r.names[ev.Coordinator])
+	case *fence.FailsafeShunned:
+		r.shuns = append(r.shuns, *ev)
 	case *fence.StateChanged:
 		r.nodes[ev.Node].saw(ev.Condition)
 	case *fence.AlarmRaised:
@@ -126,11 +158,11 @@ func (r *Report) Event(ev fence.Event) {
 		n := &r.nodes[ev.Node]
 		n.fenced = append(n.fenced, fenceStory{kind: fence.KindExpiryWaiting, at: ev.At, node: ev.Node, cond: ev.Condition})
 	case *fence.Failover:
-		r.fenced(ev.Node)
+		r.fenced(ev.Node, ev.Host)
 		r.fences = append(r.fences, fenceStory{kind: fence.KindFailover, at: ev.At, node: ev.Node, to: ev.To, cond: ev.Condition})
 		r.failovers = append(r.failovers, *ev)
 	case *fence.NoCandidate:
-		r.fenced(ev.Node)
+		r.fenced(ev.Node, ev.Host)
 		r.fences = append(r.fences, fenceStory{kind: fence.KindNoCandidate, at: ev.At, node: ev.Node, cond: ev.Condition, ineligible: ev.Ineligible})
 	case *fence.ManagerDown:
 		r.nodes[ev.Node].downEver = append(r.nodes[ev.Node].downEver, ev.At)
@@ -139,8 +171,13 @@ func (r *Report) Event(ev fence.Event) {
 	}
 }
 
-// fenced notes why the master, node i, is about to be fenced: the expiry that did it.
-func (r *Report) fenced(i int) {
+// fenced notes why the master, node i, is about to be fenced: the expiry that did it, or with
+// host, the host ping it did not answer.
+func (r *Report) fenced(i int, host bool) {
+	if w, ok := r.hostWhy[i]; host && ok {
+		r.why[len(r.fences)] = w
+		return
+	}
 	if x := &r.nodes[i].expiry; r.nodes[i].expiredAny {
 		lasted := "expired at once"
 		if x.Threshold > 0 {
@@ -172,6 +209,47 @@ func (r *Report) NoCandidates() []fence.NoCandidate {
 // Verdict returns the verdict's lines: the first says whether the cluster failed over, the rest
 // why, or why not. A master failed with no replica eligible is reported as no failover.
 func (r *Report) Verdict() []string {
+	out := r.verdict()
+	return append(out, r.groupVerdict()...)
+}
+
+// groupVerdict says what the managers as a group did that no fencing line says: the
+// split-brain windows, the failsafe shuns, and the times no view was primary.
+func (r *Report) groupVerdict() []string {
+	clock := func(d time.Duration) string { return narrate.Clock(r.tl.Start, d) }
+	var out []string
+	for _, ns := range r.noPrimary {
+		var sides []string
+		for _, v := range ns.Sides {
+			sides = append(sides, v.Names(r.names, " "))
+		}
+		out = append(out, fmt.Sprintf("  no primary partition at %s: %s, majority %d: nobody fenced", clock(ns.At), strings.Join(sides, " | "), ns.Majority))
+	}
+	for _, s := range r.shuns {
+		out = append(out, fmt.Sprintf("  %s: FAILSAFE-SHUN at %s: its manager's view was not primary for %s", r.names[s.Node], clock(s.At), plural(s.Ticks, "tick")))
+	}
+	ws := r.SplitBrain()
+	for _, w := range ws {
+		zero := ""
+		if w.To == w.From {
+			zero = " (a zero-length window)"
+		}
+		out = append(out, fmt.Sprintf("  split brain: %s writable at once from %s to %s, %s%s", w.Nodes.Names(r.names, " "), clock(w.From), clock(w.To), w.To-w.From, zero))
+	}
+	if len(ws) > 0 {
+		out = append(out, fmt.Sprintf("  split brain in all: %s in %s", expect.Total(ws), plural(len(ws), "window")))
+	}
+	return out
+}
+
+// SplitBrain returns the split-brain windows, one still open at the end closed there.
+func (r *Report) SplitBrain() []expect.Window { return r.windows.Closed(r.tl.End) }
+
+// Primary returns the primary views at the end, in the order of their first members.
+func (r *Report) Primary() []group.Set { return r.primary }
+
+// verdict is the verdict's lines about failing over.
+func (r *Report) verdict() []string {
 	clock := func(d time.Duration) string { return narrate.Clock(r.tl.Start, d) }
 	var out []string
 	if len(r.fences) > 0 {
@@ -225,7 +303,7 @@ func (r *Report) Verdict() []string {
 			}
 		}
 	}
-	if len(out) == 1 {
+	if len(out) == 1 && len(r.noPrimary) == 0 && len(r.shuns) == 0 {
 		out = append(out, "  every node stayed online")
 	}
 	return append(out, r.replVerdict()...)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/failsim/failsim/expect"
+	"github.com/failsim/failsim/group"
 	"github.com/failsim/failsim/narrate"
 )
 
@@ -30,7 +31,32 @@ type summaryJSON struct {
 		Expectations []expect.Result   `json:"expectations"`
 		Held         int               `json:"held"`
 		Failed       int               `json:"failed"`
+		SplitBrain   splitBrainJSON    `json:"split_brain"`
+		Primary      [][]string        `json:"primary"`
 	} `json:"summary"`
+}
+
+// splitBrainJSON is the split-brain windows in the JSON summary.
+type splitBrainJSON struct {
+	Windows      []windowJSON `json:"windows"`
+	TotalSeconds float64      `json:"total_seconds"`
+}
+
+// windowJSON is one split-brain window.
+type windowJSON struct {
+	Nodes   []string `json:"nodes"`
+	From    string   `json:"from"`
+	To      string   `json:"to"`
+	Seconds float64  `json:"seconds"`
+}
+
+// names lists the names of the members of s.
+func names(all []string, s group.Set) []string {
+	out := []string{}
+	for m := range s.All() {
+		out = append(out, all[m])
+	}
+	return out
 }
 
 // Summary writes, after the events, report r's verdict and the expectations' results (those of
@@ -58,6 +84,17 @@ func (p *Printer) Summary(file string, r *Report, results []expect.Result) error
 		s.Summary.Availability, s.Summary.Ledger = r.replJSON(p.start)
 		s.Summary.Expectations = results
 		s.Summary.Held, s.Summary.Failed = held, len(results)-held
+		ws := r.SplitBrain()
+		s.Summary.SplitBrain.Windows = []windowJSON{}
+		for _, w := range ws {
+			s.Summary.SplitBrain.Windows = append(s.Summary.SplitBrain.Windows, windowJSON{Nodes: names(p.names, w.Nodes),
+				From: narrate.Clock(p.start, w.From), To: narrate.Clock(p.start, w.To), Seconds: (w.To - w.From).Seconds()})
+		}
+		s.Summary.SplitBrain.TotalSeconds = expect.Total(ws).Seconds()
+		s.Summary.Primary = [][]string{}
+		for _, v := range r.Primary() {
+			s.Summary.Primary = append(s.Summary.Primary, names(p.names, v))
+		}
 		p.json(s)
 	} else if p.err == nil {
 		fmt.Fprintf(p.w, "\nverdict: ")

@@ -3,6 +3,7 @@ package sim
 import (
 	"time"
 
+	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/repl"
@@ -17,8 +18,10 @@ import (
 //   - Before each instant the driver runs (begin), the timeline's replication events due by
 //     then are applied. The engine's candidate rule is the model's ranking
 //     (repl.Model.Candidate), brought to the instant first (candidate), so that it reads the
-//     positions of that instant.
+//     positions of that instant; it ranks the replicas the engine finds eligible, in the
+//     acting coordinator's view when the managers run as a group.
 //   - A fault on a node's link (*drive.FaultSet) is how that node takes writes (repl.LinkOf),
+//     and a host that is down (*cluster.HostChanged) takes none, whatever its link's fault,
 //     told to the model when it is the master's, or when the node may become the master;
 //     a failover promotes in the model too (every other replica is repointed to the new
 //     master, failed or not: the model has no later repoint); a master failed with no
@@ -48,8 +51,9 @@ type replRun struct {
 	// The links of nodes other than the master, not yet told: a node's link matters to the
 	// model only while the application writes to it, so it is told when the node may become
 	// the master (promoted, recovered), and a fault on a replica costs nothing.
-	link    []repl.Link
-	pending []bool
+	link     []repl.Link
+	pending  []bool
+	hostDown []bool // per node: its host is down (the managers' group), which takes no write
 	// The model's next decision of its own (repl.Model.Next), kept until the model changes.
 	own     time.Duration
 	ownOK   bool
@@ -69,7 +73,7 @@ func newReplRun(tl *timeline.Timeline, obs []drive.Observer) *replRun {
 	r := &replRun{cfg: tl.Repl.Config, obs: obs, evs: tl.Repl.Events, end: tl.End, workload: tl.Repl.Workload}
 	r.m = repl.New(r.cfg)
 	r.role = make([]replRole, len(tl.Nodes))
-	r.link, r.pending = make([]repl.Link, len(tl.Nodes)), make([]bool, len(tl.Nodes))
+	r.link, r.pending, r.hostDown = make([]repl.Link, len(tl.Nodes)), make([]bool, len(tl.Nodes)), make([]bool, len(tl.Nodes))
 	r.master = r.cfg.Master
 	r.role[r.master] = asWriter
 	return r
@@ -120,13 +124,31 @@ func (r *replRun) begin(t time.Duration) {
 }
 
 // candidate returns the engine's candidate rule: the model's ranking at the instant the driver
-// runs.
-func (r *replRun) candidate() fence.CandidateRule {
-	rank := r.m.Candidate(nil)
+// runs, among the replicas the engine finds eligible, which in group mode are those in the
+// acting coordinator's view. *e is the engine the rule is given to, set once it is made: the
+// ranking asks it which replicas are out of the view, so that its words say "not-in-view" of a
+// replica that is eligible but for that (the engine's eligible alone would call it
+// "not-eligible", and narrate leaves those out).
+func (r *replRun) candidate(e **fence.Engine) fence.CandidateRule {
+	inView := func(j int) bool { return (*e).InView(j) }
+	rank := r.m.Candidate(inView)
 	return func(c fence.Cluster, eligible func(int) bool) int {
 		r.touched()
 		r.m.Begin(r.now)
-		return rank(c, eligible)
+		// Eligible but for the view: a replica in service in the acting copy, its manager up and
+		// its last probe ok. A node in the view is judged by the engine's eligible alone, so the
+		// ranking's candidates are exactly the engine's eligible replicas it ranks.
+		butView := func(j int) bool {
+			if eligible(j) {
+				return true
+			}
+			if inView(j) {
+				return false
+			}
+			n := (*e).Node(j)
+			return c[j].Role == fence.Replica && !c[j].Failed && n.ManagerUp && n.LastOK
+		}
+		return rank(c, butView)
 	}
 }
 
@@ -140,6 +162,13 @@ func (r *replRun) Event(ev fence.Event) {
 		if ev.Node == r.master {
 			r.tellLink(ev.At, ev.Node)
 		}
+	case *cluster.HostChanged:
+		if ev.Member < len(r.hostDown) {
+			r.hostDown[ev.Member], r.pending[ev.Member] = ev.Down, true
+			if ev.Member == r.master {
+				r.tellLink(ev.At, ev.Member)
+			}
+		}
 	case *fence.Failover:
 		r.mark()
 		r.promote(ev.At, ev.Node, ev.To)
@@ -149,6 +178,12 @@ func (r *replRun) Event(ev fence.Event) {
 		r.fail(ev.At, ev.Node)
 	case *fence.NodeFailed:
 		if ev.Role == fence.Master {
+			r.mark()
+			r.fail(ev.At, ev.Node)
+		}
+	case *fence.FailsafeShunned:
+		// Its own manager shunned it: a shunned master takes no more writes.
+		if ev.Role == fence.Master && r.role[ev.Node] == asWriter {
 			r.mark()
 			r.fail(ev.At, ev.Node)
 		}
@@ -215,7 +250,11 @@ func (r *replRun) tellLink(at time.Duration, node int) {
 	if r.pending[node] {
 		r.pending[node] = false
 		r.mark()
-		r.m.Step(at, repl.SetLink{Node: node, Link: r.link[node]})
+		l := r.link[node]
+		if r.hostDown[node] {
+			l = repl.Link{Dead: true}
+		}
+		r.m.Step(at, repl.SetLink{Node: node, Link: l})
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/faultmodel"
@@ -54,13 +55,14 @@ type runner struct {
 
 func newRunner(ctx context.Context, tl *timeline.Timeline, m *statemap.Map, obs []drive.Observer) *runner {
 	var rr *replRun
+	var e *fence.Engine
 	var candidate fence.CandidateRule // nil: fence.FirstEligible
 	var wake func() (time.Duration, bool)
 	if tl.Repl != nil {
 		rr = newReplRun(tl, obs)
-		obs, candidate, wake = []drive.Observer{rr}, rr.candidate(), rr.wake
+		obs, candidate, wake = []drive.Observer{rr}, rr.candidate(&e), rr.wake
 	}
-	e := fence.New(fence.Config{Nodes: tl.Nodes, Map: m, Policy: tl.Policy, Candidate: candidate})
+	e = fence.New(fence.Config{Nodes: tl.Nodes, Map: m, Policy: tl.Policy, Candidate: candidate})
 	timeout := tl.Timeout
 	d := drive.New(e, drive.Config{
 		Interval:    tl.Interval,
@@ -69,6 +71,7 @@ func newRunner(ctx context.Context, tl *timeline.Timeline, m *statemap.Map, obs 
 		End:         tl.End,
 		Foresee:     func(f fault.Fault) drive.Outcome { return faultmodel.Predict(f, timeout) },
 		Wake:        wake,
+		Group:       &cluster.Config{Witnesses: len(tl.Witnesses), GapThreshold: tl.GapThreshold, FailsafeThreshold: tl.FailsafeThreshold},
 	}, obs...)
 	return &runner{ctx: ctx, e: e, d: d, repl: rr}
 }

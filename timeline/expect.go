@@ -37,6 +37,15 @@ const (
 	// ExpectLostWrites: "expect lost writes N" (exactly Count) or "expect lost writes at most
 	// N" (AtMost): acknowledged writes lost at failovers. Needs a workload.
 	ExpectLostWrites
+	// ExpectShunned: "expect NODE shunned [after TIME] [by TIME]": Node's own manager shuns its
+	// datasource (FAILSAFE-SHUN) within Window.
+	ExpectShunned
+	// ExpectSplitBrain: "expect split-brain at most DURATION", "expect no split-brain" (Max
+	// 0): the split-brain windows, two or more nodes writable at once, last at most Max in all.
+	ExpectSplitBrain
+	// ExpectPrimary: "expect primary MEMBER... at TIME": at At some primary view is exactly
+	// Members; "expect no primary at TIME" (Members nil): no view is primary at At.
+	ExpectPrimary
 )
 
 // Expect is one "expect" statement of a timeline, as data: what it states, never a judgement
@@ -61,11 +70,15 @@ type Expect struct {
 	Want string
 	// Property is ExpectProperty's property, checked.
 	Property property.Spec
-	// Max is ExpectOutage's and ExpectUnavailable's bound.
+	// Max is ExpectOutage's and ExpectUnavailable's bound, and ExpectSplitBrain's bound on the
+	// windows' total length.
 	Max time.Duration
 	// Count is ExpectLostWrites' count; AtMost says it is a bound, not the exact count.
 	Count  int64
 	AtMost bool
+	// Members is ExpectPrimary's view: member indices in the group (nodes, then witnesses),
+	// ascending; nil for "no primary".
+	Members []int
 }
 
 // Window is an inclusive span of virtual time, [After, By]; a bound not given is open.
@@ -83,7 +96,7 @@ func (w Window) Holds(t time.Duration) bool {
 // cluster: "at"'s time, and the start of no master's window (the state carried into it counts).
 func (x Expect) Checkpoints() []time.Duration {
 	switch x.Kind {
-	case ExpectAt:
+	case ExpectAt, ExpectPrimary:
 		return []time.Duration{x.At}
 	case ExpectNoMaster:
 		return []time.Duration{x.Window.After} // 0 when the window has no start

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -23,7 +24,7 @@ var nodeName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]*$`)
 // Parse reads a timeline. name is the file's name for errors and for resolving the statemap
 // statement; data must be UTF-8. Every error is a *fileline.Error naming the line.
 func Parse(name string, data []byte) (*Timeline, error) {
-	p := &parser{tl: &Timeline{File: name, Interval: DefaultInterval, Timeout: DefaultTimeout, Start: time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)}, nodes: map[string]int{}}
+	p := &parser{tl: &Timeline{File: name, Interval: DefaultInterval, Timeout: DefaultTimeout, Start: time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)}, nodes: map[string]int{}, members: map[string]int{}}
 	if err := p.parse(data); err != nil {
 		return nil, err
 	}
@@ -32,7 +33,8 @@ func Parse(name string, data []byte) (*Timeline, error) {
 
 type parser struct {
 	tl       *Timeline
-	nodes    map[string]int
+	nodes    map[string]int // the database nodes, by name: their index
+	members  map[string]int // every member, by name: its index in the group (nodes, then witnesses)
 	line     int
 	last     time.Duration // the previous event's time
 	events   bool          // an event has been read
@@ -98,7 +100,7 @@ func (p *parser) statement(w []string) error {
 			return p.errf("a second cluster statement: a timeline describes one cluster; cluster events start with a time, e.g. \"21:40:00 cluster policy maintenance\"")
 		}
 		return p.cluster(w[1:])
-	case "checker", "statemap", "policy", "start", "family", "workload", "replication":
+	case "checker", "statemap", "policy", "start", "family", "workload", "replication", "liveness":
 		if p.events {
 			return p.errf("%q must come before the first event", w[0])
 		}
@@ -124,21 +126,34 @@ func (p *parser) cluster(w []string) error {
 	}
 	masters := 0
 	nodes := []fence.NodeConfig{}
+	var witnesses []string
+	seen := map[string]bool{}
 	for _, spec := range w {
 		name, role, ok := strings.Cut(spec, ":")
 		if !ok {
-			return p.errf("node %q: want NAME:master or NAME:replica", spec)
+			return p.errf("node %q: want NAME:master, NAME:replica or NAME:witness", spec)
 		}
 		role, prec, hasPrec := strings.Cut(role, ":")
-		if !nodeName.MatchString(name) || name == "cluster" {
-			return p.errf("node name %q: want a letter, then letters, digits, '_', '.' or '-' (and not \"cluster\")", name)
+		if !nodeName.MatchString(name) || name == "cluster" || name == "partition" {
+			return p.errf("node name %q: want a letter, then letters, digits, '_', '.' or '-' (and not \"cluster\" or \"partition\")", name)
 		}
-		if _, dup := p.nodes[name]; dup {
+		if seen[name] {
 			return p.errf("node %q is named twice", name)
+		}
+		seen[name] = true
+		if role == "witness" {
+			if hasPrec {
+				return p.errf("node %q: a witness has no database, so no precedence", name)
+			}
+			witnesses = append(witnesses, name)
+			if p.tl.Group == 0 {
+				p.tl.Group = p.line
+			}
+			continue
 		}
 		r, ok := fence.ParseRole(role)
 		if !ok {
-			return p.errf("node %q: role %q: want master or replica", name, role)
+			return p.errf("node %q: role %q: want master, replica or witness", name, role)
 		}
 		if r == fence.Master {
 			masters++
@@ -154,8 +169,113 @@ func (p *parser) cluster(w []string) error {
 	if masters != 1 {
 		return p.errf("cluster has %d masters: want exactly one", masters)
 	}
-	p.tl.Nodes = nodes
+	if len(nodes)+len(witnesses) > MaxMembers {
+		return p.errf("cluster has %d members: at most %d", len(nodes)+len(witnesses), MaxMembers)
+	}
+	p.tl.Nodes, p.tl.Witnesses = nodes, witnesses
+	for name, i := range p.nodes {
+		p.members[name] = i
+	}
+	for k, name := range witnesses {
+		p.members[name] = len(nodes) + k
+	}
 	return nil
+}
+
+// MaxMembers is the most members, database nodes and witnesses, a cluster line may name: the
+// managers as a group hold at most that many.
+const MaxMembers = 64
+
+// MaxLivenessThreshold is the largest gap or failsafe threshold, in ticks, a liveness statement
+// may set.
+const MaxLivenessThreshold = 1000
+
+// liveness parses "liveness gap-threshold=N failsafe-threshold=N".
+func (p *parser) liveness(args []string) error {
+	if len(args) == 0 {
+		return p.errf("liveness sets nothing: want \"liveness gap-threshold=3 failsafe-threshold=3\"")
+	}
+	for _, a := range args {
+		k, v, ok := strings.Cut(a, "=")
+		if !ok || (k != "gap-threshold" && k != "failsafe-threshold") {
+			return p.errf("liveness setting %q: want gap-threshold=TICKS or failsafe-threshold=TICKS", a)
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > MaxLivenessThreshold {
+			return p.errf("liveness %s: %q is not a number of ticks from 1 to %d", k, v, MaxLivenessThreshold)
+		}
+		if k == "gap-threshold" {
+			p.tl.GapThreshold = n
+		} else {
+			p.tl.FailsafeThreshold = n
+		}
+	}
+	if p.tl.Group == 0 {
+		p.tl.Group = p.line
+	}
+	return nil
+}
+
+// partition parses the words after "partition": "heal", or the members' groups separated by
+// "|", every member in exactly one.
+func (p *parser) partition(w []string) ([]int, error) {
+	if len(w) == 1 && w[0] == "heal" {
+		return nil, nil
+	}
+	usage := "want \"TIME partition A B | C D\" (every member once) or \"TIME partition heal\""
+	if len(w) == 0 {
+		return nil, p.errf("partition of nothing: %s", usage)
+	}
+	n := len(p.tl.Nodes) + len(p.tl.Witnesses)
+	seg := make([]int, n)
+	for i := range seg {
+		seg[i] = -1
+	}
+	cur, inGroup := 0, 0
+	for _, word := range w {
+		if word == "|" {
+			if inGroup == 0 {
+				return nil, p.errf("partition: an empty group; %s", usage)
+			}
+			cur, inGroup = cur+1, 0
+			continue
+		}
+		m, ok := p.members[word]
+		if !ok {
+			return nil, p.errf("partition: unknown member %q: the cluster has %s", word, p.memberList())
+		}
+		if seg[m] >= 0 {
+			return nil, p.errf("partition: %s is in two groups (or named twice)", word)
+		}
+		seg[m] = cur
+		inGroup++
+	}
+	if inGroup == 0 {
+		return nil, p.errf("partition: an empty group; %s", usage)
+	}
+	for m, s := range seg {
+		if s < 0 {
+			return nil, p.errf("partition: %s is in no group: name every member once", p.memberName(m))
+		}
+	}
+	return seg, nil
+}
+
+// memberName is member m's name.
+func (p *parser) memberName(m int) string {
+	if m < len(p.tl.Nodes) {
+		return p.tl.Nodes[m].Name
+	}
+	return p.tl.Witnesses[m-len(p.tl.Nodes)]
+}
+
+// memberList names every member, in group order.
+func (p *parser) memberList() string {
+	names := make([]string, 0, len(p.tl.Nodes)+len(p.tl.Witnesses))
+	for m := range len(p.tl.Nodes) + len(p.tl.Witnesses) {
+		names = append(names, p.memberName(m))
+	}
+	return strings.Join(names, ", ")
 }
 
 func (p *parser) setting(w []string) error {
@@ -203,9 +323,11 @@ func (p *parser) setting(w []string) error {
 		p.tl.Policy = pol
 	case "workload", "replication":
 		return p.replSetting(w)
+	case "liveness":
+		return p.liveness(args)
 	case "family":
-		if len(args) != 1 || (args[0] != FamilyBenign && args[0] != FamilyFatal && args[0] != FamilyMixed) {
-			return p.errf("family takes the failsim check family the trace was generated in: benign, fatal or mixed")
+		if len(args) != 1 || (args[0] != FamilyBenign && args[0] != FamilyFatal && args[0] != FamilyMixed && args[0] != FamilyPartition) {
+			return p.errf("family takes the failsim check family the trace was generated in: benign, fatal, mixed or partition")
 		}
 		p.tl.Family = args[0]
 	case "start":
@@ -277,11 +399,37 @@ func (p *parser) event(w []string) error {
 		return p.errf("events must not go back in time: %s is before the previous event at %s", w[0], p.clock(p.last))
 	}
 	if len(w) < 3 {
-		return p.errf("event %q: want TIME NODE FAULT [ARG], TIME NODE manager down|up, TIME NODE recover, TIME cluster policy MODE or TIME cluster end", strings.Join(w, " "))
+		return p.errf("event %q: want TIME NODE FAULT [ARG], TIME NODE manager down|up, TIME NODE host down|up, TIME NODE recover, TIME partition A | B, TIME partition heal, TIME cluster policy MODE or TIME cluster end", strings.Join(w, " "))
 	}
 	ev := Event{At: at, Line: p.line, Node: -1}
 	target, rest := w[1], w[2:]
-	if target == "cluster" {
+	if target == "partition" {
+		seg, err := p.partition(rest)
+		if err != nil {
+			return err
+		}
+		ev.Kind, ev.Segments = Partition, seg
+		if p.tl.Group == 0 {
+			p.tl.Group = p.line
+		}
+	} else if m, ok := p.members[target]; ok && m >= len(p.tl.Nodes) {
+		// A witness: a manager and a host, no database.
+		ev.Node = m
+		switch {
+		case len(rest) == 2 && rest[0] == "manager" && (rest[1] == "down" || rest[1] == "up"):
+			ev.Kind = ManagerDown
+			if rest[1] == "up" {
+				ev.Kind = ManagerUp
+			}
+		case len(rest) == 2 && rest[0] == "host" && (rest[1] == "down" || rest[1] == "up"):
+			ev.Kind = HostDown
+			if rest[1] == "up" {
+				ev.Kind = HostUp
+			}
+		default:
+			return p.errf("%s is a witness: a manager with no database; want \"%s manager down|up\" or \"%s host down|up\"", target, target, target)
+		}
+	} else if target == "cluster" {
 		switch {
 		case rest[0] == "policy" && len(rest) == 2:
 			pol, ok := fence.ParsePolicy(rest[1])
@@ -299,7 +447,7 @@ func (p *parser) event(w []string) error {
 	} else {
 		i, ok := p.nodes[target]
 		if !ok {
-			return p.errf("unknown node %q: the cluster has %s", target, p.nodeList())
+			return p.errf("unknown node %q: the cluster has %s", target, p.memberList())
 		}
 		ev.Node = i
 		switch {
@@ -310,6 +458,17 @@ func (p *parser) event(w []string) error {
 			ev.Kind = ManagerDown
 			if rest[1] == "up" {
 				ev.Kind = ManagerUp
+			}
+		case rest[0] == "host":
+			if len(rest) != 2 || (rest[1] != "down" && rest[1] != "up") {
+				return p.errf("want \"%s host down\" or \"%s host up\"", target, target)
+			}
+			ev.Kind = HostDown
+			if rest[1] == "up" {
+				ev.Kind = HostUp
+			}
+			if p.tl.Group == 0 {
+				p.tl.Group = p.line
 			}
 		case rest[0] == "recover":
 			if len(rest) != 1 {

@@ -1,7 +1,9 @@
 package timeline
 
 import (
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/failsim/failsim/property"
 	"github.com/failsim/failsim/statemap"
@@ -10,7 +12,7 @@ import (
 // expect parses the words of an expect statement after "expect".
 func (p *parser) expect(w []string) (Expect, error) {
 	x := Expect{Line: p.line, Text: "expect " + strings.Join(w, " "), Node: -1, To: -1}
-	usage := "want \"expect no failover\", \"expect failover [of NODE] [to NODE] [after TIME] [by TIME]\", \"expect no master [after TIME] [by TIME]\", \"expect NODE failed [after TIME] [by TIME]\", \"expect NODE never failed\" or \"expect NODE STATE|ROLE at TIME\""
+	usage := "want \"expect no failover\", \"expect failover [of NODE] [to NODE] [after TIME] [by TIME]\", \"expect no master [after TIME] [by TIME]\", \"expect NODE failed [after TIME] [by TIME]\", \"expect NODE shunned [after TIME] [by TIME]\", \"expect NODE never failed\", \"expect NODE STATE|ROLE at TIME\", \"expect split-brain at most DURATION\", \"expect no split-brain\", \"expect primary MEMBER... at TIME\" or \"expect no primary at TIME\""
 	if len(w) == 0 {
 		return Expect{}, p.errf("expect what? %s", usage)
 	}
@@ -36,6 +38,21 @@ func (p *parser) expect(w []string) (Expect, error) {
 		return x, nil
 	case w[0] == "property":
 		return p.property(x, w[1:])
+	case len(w) == 2 && w[0] == "no" && w[1] == "split-brain":
+		x.Kind = ExpectSplitBrain
+		return x, nil
+	case w[0] == "split-brain":
+		if len(w) != 4 || w[1] != "at" || w[2] != "most" {
+			return Expect{}, p.errf("split-brain: want \"expect split-brain at most DURATION\" or \"expect no split-brain\"")
+		}
+		d, err := time.ParseDuration(w[3])
+		if err != nil || d < 0 {
+			return Expect{}, p.errf("split-brain at most: %q is not a duration such as 20s", w[3])
+		}
+		x.Kind, x.Max = ExpectSplitBrain, d
+		return x, nil
+	case w[0] == "primary" || (len(w) >= 2 && w[0] == "no" && w[1] == "primary"):
+		return p.primary(x, w)
 	case w[0] == "failover":
 		x.Kind = ExpectFailover
 		rest := w[1:]
@@ -74,12 +91,15 @@ func (p *parser) expect(w []string) (Expect, error) {
 	case len(w) == 3 && w[1] == "never" && w[2] == "failed":
 		x.Kind, x.Node = ExpectNeverFailed, i
 		return x, nil
-	case len(w) >= 2 && w[1] == "failed" && (len(w) == 2 || w[2] != "at"):
+	case len(w) >= 2 && (w[1] == "failed" || w[1] == "shunned") && (len(w) == 2 || w[2] != "at"):
 		x.Kind, x.Node = ExpectFailed, i
+		if w[1] == "shunned" {
+			x.Kind = ExpectShunned
+		}
 		rest := w[2:]
 		for len(rest) > 0 {
 			if len(rest) < 2 || (rest[0] != "after" && rest[0] != "by") {
-				return Expect{}, p.errf("failed: want \"expect %s failed [after TIME] [by TIME]\"", name)
+				return Expect{}, p.errf("%s: want \"expect %s %s [after TIME] [by TIME]\"", w[1], name, w[1])
 			}
 			if err := p.bound(&x.Window, rest[0], rest[1]); err != nil {
 				return Expect{}, err
@@ -99,6 +119,43 @@ func (p *parser) expect(w []string) (Expect, error) {
 		return x, nil
 	}
 	return Expect{}, p.errf("expect %s: %s", strings.Join(w, " "), usage)
+}
+
+// primary parses "primary MEMBER... at TIME" and "no primary at TIME" (w from its first word).
+func (p *parser) primary(x Expect, w []string) (Expect, error) {
+	none := w[0] == "no"
+	if none {
+		w = w[1:]
+	}
+	usage := "want \"expect primary MEMBER... at TIME\" or \"expect no primary at TIME\""
+	if len(w) < 3 || w[len(w)-2] != "at" || (none && len(w) != 3) {
+		return Expect{}, p.errf("primary: %s", usage)
+	}
+	at, err := p.parseTime(w[len(w)-1])
+	if err != nil {
+		return Expect{}, err
+	}
+	x.Kind, x.At = ExpectPrimary, at
+	if none {
+		return x, nil
+	}
+	seen := map[int]bool{}
+	for _, name := range w[1 : len(w)-2] {
+		m, ok := p.members[name]
+		if !ok {
+			return Expect{}, p.errf("primary: unknown member %q: the cluster has %s", name, p.memberList())
+		}
+		if seen[m] {
+			return Expect{}, p.errf("primary: %s is named twice", name)
+		}
+		seen[m] = true
+		x.Members = append(x.Members, m)
+	}
+	if len(x.Members) == 0 {
+		return Expect{}, p.errf("primary: which members? %s", usage)
+	}
+	slices.Sort(x.Members)
+	return x, nil
 }
 
 // bound sets the window's bound word ("after" or "by") to the time val.

@@ -2,6 +2,7 @@ package timeline_test
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -93,7 +94,7 @@ expect no master after 21:12:00 by 21:13:00
 		t.Fatalf("%d expects, want %d", len(tl.Expects), len(wantX))
 	}
 	for i, w := range wantX {
-		if tl.Expects[i] != w {
+		if !reflect.DeepEqual(tl.Expects[i], w) {
 			t.Errorf("expect %d:\n got  %+v\n want %+v", i, tl.Expects[i], w)
 		}
 	}
@@ -129,11 +130,11 @@ func TestTimelineErrors(t *testing.T) {
 		{"", "t.timeline: empty timeline: want a first statement \"cluster NODE:ROLE ...\""},
 		{"# only a comment\n00:00:01 db1 freeze\n", "t.timeline:2: the first statement must be \"cluster NODE:ROLE ...\", got \"00:00:01\""},
 		{"cluster\n", "t.timeline:1: cluster names no node"},
-		{"cluster db1\n", "t.timeline:1: node \"db1\": want NAME:master or NAME:replica"},
+		{"cluster db1\n", "t.timeline:1: node \"db1\": want NAME:master, NAME:replica or NAME:witness"},
 		{"cluster 1db:master\n", "t.timeline:1: node name \"1db\": want a letter"},
 		{"cluster cluster:master\n", "t.timeline:1: node name \"cluster\""},
 		{"cluster db1:master db1:replica\n", "t.timeline:1: node \"db1\" is named twice"},
-		{"cluster db1:primary\n", "t.timeline:1: node \"db1\": role \"primary\": want master or replica"},
+		{"cluster db1:primary\n", "t.timeline:1: node \"db1\": role \"primary\": want master, replica or witness"},
 		{"cluster db1:replica\n", "t.timeline:1: cluster has 0 masters: want exactly one"},
 		{"cluster db1:master db2:master\n", "t.timeline:1: cluster has 2 masters: want exactly one"},
 		{c2 + "cluster db3:master\n", "t.timeline:2: a second cluster statement"},
@@ -153,8 +154,8 @@ func TestTimelineErrors(t *testing.T) {
 		{c2 + "+ten db1 freeze\n", "t.timeline:2: \"+ten\": want +DURATION such as +10m or +90s"},
 		{c2 + "00:02:00 db1 freeze\n00:01:00 db1 heal\n", "t.timeline:3: events must not go back in time: 00:01:00 is before the previous event at 00:02:00"},
 		{c2 + "checker interval=25h\n", "t.timeline:2: checker interval: 25h is longer than 24h0m0s"},
-		{c2 + "family\n", "t.timeline:2: family takes the failsim check family the trace was generated in: benign, fatal or mixed"},
-		{c2 + "family kind\n", "t.timeline:2: family takes the failsim check family the trace was generated in: benign, fatal or mixed"},
+		{c2 + "family\n", "t.timeline:2: family takes the failsim check family the trace was generated in: benign, fatal, mixed or partition"},
+		{c2 + "family kind\n", "t.timeline:2: family takes the failsim check family the trace was generated in: benign, fatal, mixed or partition"},
 		{c2 + "family benign\nfamily fatal\n", "t.timeline:3: \"family\" is already set at line 2"},
 		{c2 + "start 0001-01-01T00:00:00Z\n9999-01-01T00:00:00Z cluster end\n", "t.timeline:3: time 9999-01-01T00:00:00Z is more than the 290 years a timeline may span from its start"},
 		{c2 + "start 2000-01-01T00:00:00Z\n2290-01-02T00:00:00Z cluster end\n", "t.timeline:3: time 2290-01-02T00:00:00Z is more than the 290 years"},
@@ -206,6 +207,8 @@ func FuzzParseTimeline(f *testing.F) {
 	f.Add([]byte("cluster a:master\n00:00:00 a probe socket_io_error\n00:00:00 a recover\n00:01:00 cluster end\nexpect failover of a to a after 00:00:00 by 00:00:01\n"))
 	f.Add([]byte("cluster a:master b:replica\nfamily benign\n00:00:00 a stall\n+1m b refuse\nexpect property no-false-failover\nexpect no master after 00:00:30\n"))
 	f.Add([]byte("cluster a:master b:replica\nfamily fatal\nstart 0001-01-01T00:00:00Z\n0200-01-01T00:00:00Z a refuse\nexpect property detects-death-within=60s\nexpect property no-false-failover\n"))
+	f.Add([]byte("cluster a:master b:replica c:replica w:witness\nliveness gap-threshold=1 failsafe-threshold=2\n00:00:05 partition a | b c w\n+1m partition heal\n+1m b host down\n+1s w host down\n+1s w manager up\n+1m b host up\nexpect a shunned by 00:01:00\nexpect split-brain at most 20s\nexpect primary b c w at 00:01:00\nexpect no primary at 00:00:20\n"))
+	f.Add([]byte("cluster a:master b:replica\n00:00:05 partition a | b\n00:00:05 a manager down\n+5m partition heal\nexpect no split-brain\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tl, err := timeline.Parse("fuzz.timeline", data)
 		if err != nil {
@@ -226,7 +229,7 @@ func FuzzParseTimeline(f *testing.F) {
 func TestPropertyErrors(t *testing.T) {
 	c2 := "cluster db1:master db2:replica\n"
 	for _, c := range []struct{ in, want string }{
-		{c2 + "expect property\n", "t.timeline:2: expect property: which? want one of no-false-failover, detects-death-within, single-master, no-fence-in-maintenance, only-coordinator-fences, self-heal-resets"},
+		{c2 + "expect property\n", "t.timeline:2: expect property: which? want one of no-false-failover, detects-death-within, single-master, no-fence-in-maintenance, only-coordinator-fences, self-heal-resets, max-outage, no-acked-write-lost, no-split-brain, no-fence-without-quorum, minority-shuns-within, majority-keeps-writer-within"},
 		{c2 + "expect property split-brain\n", `t.timeline:2: unknown property "split-brain": want one of no-false-failover, detects-death-within`},
 		{c2 + "expect property single-master now\n", `t.timeline:2: single-master takes no argument, got "now"`},
 		{c2 + "expect property detects-death-within soon\n", `t.timeline:2: detects-death-within: "soon" is not a positive duration such as 90s or 2m`},
@@ -238,6 +241,96 @@ func TestPropertyErrors(t *testing.T) {
 		_, err := timeline.Parse("t.timeline", []byte(c.in))
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%q: got %v, want %s", c.in, err, c.want)
+		}
+	}
+}
+
+// The managers as a group: witnesses, liveness, partitions, host events and the group's
+// expectations parse into the timeline's data.
+func TestParseGroup(t *testing.T) {
+	tl, err := timeline.Parse("g.timeline", []byte(`cluster db1:master w1:witness db2:replica db3:replica
+liveness gap-threshold=2 failsafe-threshold=4
+10:00:05 partition db1 w1 | db2 db3
+10:04:00 partition heal
+10:05:00 db2 host down
+10:06:00 w1 host down
+10:06:00 w1 manager up
+10:07:00 db2 host up
+expect db1 shunned after 10:00:30 by 10:01:00
+expect split-brain at most 20s
+expect no split-brain
+expect primary w1 db2 at 10:01:00
+expect no primary at 10:02:00
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(tl.Witnesses, []string{"w1"}) || !slices.Equal(tl.Names(), []string{"db1", "db2", "db3", "w1"}) || len(tl.Nodes) != 3 {
+		t.Fatalf("witnesses %v, names %v", tl.Witnesses, tl.Names())
+	}
+	if tl.GapThreshold != 2 || tl.FailsafeThreshold != 4 || tl.Group != 1 {
+		t.Fatalf("liveness %d %d, group line %d", tl.GapThreshold, tl.FailsafeThreshold, tl.Group)
+	}
+	evs := tl.Events
+	if evs[0].Kind != timeline.Partition || !slices.Equal(evs[0].Segments, []int{0, 1, 1, 0}) {
+		t.Errorf("partition %+v", evs[0])
+	}
+	if evs[1].Kind != timeline.Partition || evs[1].Segments != nil {
+		t.Errorf("heal %+v", evs[1])
+	}
+	if evs[2].Kind != timeline.HostDown || evs[2].Node != 1 || evs[3].Kind != timeline.HostDown || evs[3].Node != 3 || evs[4].Kind != timeline.ManagerUp || evs[4].Node != 3 || evs[5].Kind != timeline.HostUp {
+		t.Errorf("host and witness events %+v", evs[2:])
+	}
+	x := tl.Expects
+	if x[0].Kind != timeline.ExpectShunned || x[0].Node != 0 || !x[0].Window.HasBy {
+		t.Errorf("shunned %+v", x[0])
+	}
+	if x[1].Kind != timeline.ExpectSplitBrain || x[1].Max != 20*time.Second || x[2].Kind != timeline.ExpectSplitBrain || x[2].Max != 0 {
+		t.Errorf("split-brain %+v %+v", x[1], x[2])
+	}
+	if x[3].Kind != timeline.ExpectPrimary || !slices.Equal(x[3].Members, []int{1, 3}) || x[4].Members != nil {
+		t.Errorf("primary %+v %+v", x[3], x[4])
+	}
+	if got := tl.Checkpoints(); !slices.Equal(got, []time.Duration{36060 * time.Second, 36120 * time.Second}) {
+		t.Errorf("checkpoints %v", got)
+	}
+}
+
+// Every error about the group names the file and line.
+func TestGroupErrors(t *testing.T) {
+	c := "cluster db1:master db2:replica db3:replica w1:witness\n"
+	for _, tc := range []struct{ in, want string }{
+		{"cluster partition:master\n", "t.timeline:1: node name \"partition\""},
+		{"cluster w1:witness\n", "t.timeline:1: cluster has 0 masters: want exactly one"},
+		{c + "liveness\n", "t.timeline:2: liveness sets nothing"},
+		{c + "liveness gap=3\n", "t.timeline:2: liveness setting \"gap=3\": want gap-threshold=TICKS or failsafe-threshold=TICKS"},
+		{c + "liveness failsafe-threshold=1001\n", "t.timeline:2: liveness failsafe-threshold: \"1001\" is not a number of ticks from 1 to 1000"},
+		{c + "liveness gap-threshold=2\nliveness gap-threshold=3\n", "t.timeline:3: \"liveness\" is already set at line 2"},
+		{c + "10:00:00 db1 freeze\nliveness gap-threshold=2\n", "t.timeline:3: \"liveness\" must come before the first event"},
+		{c + "10:00:00 partition db1 | db2 db3\n", "t.timeline:2: partition: w1 is in no group: name every member once"},
+		{c + "10:00:00 partition db1 | db1 db2 db3 w1\n", "t.timeline:2: partition: db1 is in two groups"},
+		{c + "10:00:00 partition db1 | | db2 db3 w1\n", "t.timeline:2: partition: an empty group"},
+		{c + "10:00:00 partition db1 db2 db3 w1 |\n", "t.timeline:2: partition: an empty group"},
+		{c + "10:00:00 partition db1 | db2 db3 w9\n", "t.timeline:2: partition: unknown member \"w9\": the cluster has db1, db2, db3, w1"},
+		{c + "10:00:00 partition now please\n", "t.timeline:2: partition: unknown member \"now\""},
+		{c + "10:00:00 w1 freeze\n", "t.timeline:2: w1 is a witness: a manager with no database"},
+		{c + "10:00:00 w1 recover\n", "t.timeline:2: w1 is a witness: a manager with no database"},
+		{c + "10:00:00 db1 host\n", "t.timeline:2: want \"db1 host down\" or \"db1 host up\""},
+		{c + "expect w1 shunned\n", "t.timeline:2: expect \"w1\": not a node of the cluster"},
+		{c + "expect db1 shunned soon\n", "t.timeline:2: shunned: want \"expect db1 shunned [after TIME] [by TIME]\""},
+		{c + "expect split-brain\n", "t.timeline:2: split-brain: want \"expect split-brain at most DURATION\" or \"expect no split-brain\""},
+		{c + "expect split-brain at most long\n", "t.timeline:2: split-brain at most: \"long\" is not a duration such as 20s"},
+		{c + "expect primary at 10:00:00\n", "t.timeline:2: primary: which members?"},
+		{c + "expect primary db1 db9 at 10:00:00\n", "t.timeline:2: primary: unknown member \"db9\""},
+		{c + "expect primary db1 db1 at 10:00:00\n", "t.timeline:2: primary: db1 is named twice"},
+		{c + "expect primary db1 db2\n", "t.timeline:2: primary: want \"expect primary MEMBER... at TIME\" or \"expect no primary at TIME\""},
+		{c + "expect no primary db1 at 10:00:00\n", "t.timeline:2: primary: want"},
+		{c + "expect no primary at noon\n", "t.timeline:2: time \"noon\": want HH:MM:SS"},
+	} {
+		_, err := timeline.Parse("t.timeline", []byte(tc.in))
+		var pe *fileline.Error
+		if err == nil || !errors.As(err, &pe) || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("timeline.Parse(%q):\n got  %v\n want %s", tc.in, err, tc.want)
 		}
 	}
 }

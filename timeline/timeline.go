@@ -26,9 +26,10 @@ const (
 // The families of generated traces, as failsim check names them and a timeline's "family"
 // statement records them.
 const (
-	FamilyBenign = "benign"
-	FamilyFatal  = "fatal"
-	FamilyMixed  = "mixed"
+	FamilyBenign    = "benign"
+	FamilyFatal     = "fatal"
+	FamilyMixed     = "mixed"
+	FamilyPartition = "partition"
 )
 
 // Timeline is a parsed incident: the cluster, the checker's settings, the timed events and the
@@ -48,16 +49,27 @@ type Timeline struct {
 	End          time.Duration      // the replay's last instant: "cluster end", or the last event plus DefaultTail
 	Expects      []Expect           // in file order
 	Repl         *Replication       // the workload, replication settings and events; nil for none (see Replication)
+	// Witnesses are the active witnesses of the cluster line, in its order: managers with no
+	// database, members of the group after the nodes (an event's Node for witness k is
+	// len(Nodes)+k).
+	Witnesses []string
+	// GapThreshold and FailsafeThreshold are the "liveness" statement's, in ticks; 0 for the
+	// default (3).
+	GapThreshold, FailsafeThreshold int
+	// Group is the line of the first statement that needs the managers as a group (a witness,
+	// "liveness", a partition, a host event); 0 when there is none. The live replay refuses
+	// such a timeline.
+	Group int
 }
 
-// Names returns the names of the timeline's nodes, in cluster order: what a printer or a
-// report names the nodes of the engine's decisions with.
+// Names returns the names of the timeline's nodes, in cluster order, then its witnesses: what
+// a printer or a report names the nodes of the engine's decisions and the group's members with.
 func (tl *Timeline) Names() []string {
-	out := make([]string, len(tl.Nodes))
+	out := make([]string, len(tl.Nodes), len(tl.Nodes)+len(tl.Witnesses))
 	for i, n := range tl.Nodes {
 		out[i] = n.Name
 	}
-	return out
+	return append(out, tl.Witnesses...)
 }
 
 // EventKind is what a timeline event does: one of the driver's kinds of action.
@@ -71,6 +83,9 @@ const (
 	SetPolicy   = drive.SetPolicy
 	Recover     = drive.Recover
 	End         = drive.End
+	Partition   = drive.Partition
+	HostDown    = drive.HostDown
+	HostUp      = drive.HostUp
 )
 
 // Event is one timed statement of a timeline: an action of the driver's script, with the line

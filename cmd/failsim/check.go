@@ -80,8 +80,8 @@ run prints, with its exit status.`,
 	}
 	f := c.Flags()
 	statemapVar(c, &o.statemap, "statemap override `FILE` to check (default: the shipped defaults)")
-	f.StringVar(&o.family, "family", "all", "trace `FAMILY`: benign, fatal, mixed, or all three")
-	complete(c, "family", "benign", "fatal", "mixed", "all")
+	f.StringVar(&o.family, "family", "all", "trace `FAMILY`: benign, fatal, mixed, partition, or all (the first three)")
+	complete(c, "family", "benign", "fatal", "mixed", "partition", "all")
 	f.Var(&o.specs, "property", "property to check, `NAME[=ARG]`, repeatable (default: every one that applies to the family)")
 	complete(c, "property", property.Names()...)
 	f.IntVar(&o.traces, "traces", 10000, "`N` traces to generate per family")
@@ -112,7 +112,7 @@ func (m *Main) runCheck(ctx context.Context, o *checkFlags) error {
 	} else if f, ok := check.ParseFamily(o.family); ok {
 		families = []check.Family{f}
 	} else {
-		return usageErr(fmt.Errorf("--family %q: want benign, fatal, mixed or all", o.family), "")
+		return usageErr(fmt.Errorf("--family %q: want benign, fatal, mixed, partition or all", o.family), "")
 	}
 	for _, s := range o.specs {
 		applies := false
@@ -259,7 +259,7 @@ func (m *Main) runCheck(ctx context.Context, o *checkFlags) error {
 // propertyHint says which family a property is judged on.
 func propertyHint(name string) string {
 	var fams []string
-	for _, f := range []check.Family{check.Benign, check.Fatal, check.Mixed} {
+	for _, f := range []check.Family{check.Benign, check.Fatal, check.Mixed, check.Partition} {
 		if f.Applies(name) {
 			fams = append(fams, f.String())
 		}

@@ -1,0 +1,177 @@
+package expect
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/failsim/failsim/cluster"
+	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/group"
+	"github.com/failsim/failsim/narrate"
+	"github.com/failsim/failsim/timeline"
+)
+
+// shunned holds when the node's own manager shuns its datasource (FAILSAFE-SHUN) within the
+// window.
+type shunned struct {
+	start time.Time
+	node  int
+	name  string
+	win   timeline.Window
+	got   []time.Duration
+	match bool
+}
+
+// Event implements drive.Observer.
+func (x *shunned) Event(ev fence.Event) {
+	if s, ok := ev.(*fence.FailsafeShunned); ok && s.Node == x.node {
+		x.got = append(x.got, s.At)
+		x.match = x.match || x.win.Holds(s.At)
+	}
+}
+
+// Instant implements drive.Observer.
+func (x *shunned) Instant(time.Duration, *fence.Engine) {}
+
+// Verdict implements Expectation.
+func (x *shunned) Verdict() (bool, string) {
+	if x.match {
+		return true, ""
+	}
+	if len(x.got) == 0 {
+		return false, x.name + " was never shunned"
+	}
+	var when []string
+	for _, t := range x.got {
+		when = append(when, narrate.Clock(x.start, t))
+	}
+	return false, x.name + " was shunned at " + strings.Join(when, ", ") + ", outside the window"
+}
+
+// splitBrain holds when the split-brain windows last at most max in all; a window still open
+// at the end counts up to the end.
+type splitBrain struct {
+	start   time.Time
+	names   []string
+	end     time.Duration
+	max     time.Duration
+	windows Windows
+}
+
+// Event implements drive.Observer.
+func (x *splitBrain) Event(ev fence.Event) { x.windows.Event(ev) }
+
+// Instant implements drive.Observer.
+func (x *splitBrain) Instant(time.Duration, *fence.Engine) {}
+
+// Verdict implements Expectation.
+func (x *splitBrain) Verdict() (bool, string) {
+	ws := x.windows.Closed(x.end)
+	total := Total(ws)
+	if total <= x.max {
+		return true, ""
+	}
+	var parts []string
+	for _, w := range ws {
+		parts = append(parts, fmt.Sprintf("%s from %s for %s", w.Nodes.Names(x.names, " "), narrate.Clock(x.start, w.From), w.To-w.From))
+	}
+	return false, fmt.Sprintf("split brain for %s in all: %s", total, strings.Join(parts, "; "))
+}
+
+// Window is one split-brain window: Nodes writable at once from From to To.
+type Window struct {
+	Nodes    group.Set
+	From, To time.Duration
+}
+
+// Windows follows the split-brain windows of a run from its events. Its zero value has seen
+// none.
+type Windows struct {
+	ws   []Window
+	open bool
+}
+
+// Event takes a cluster.SplitBrain.
+func (w *Windows) Event(ev fence.Event) {
+	sb, ok := ev.(*cluster.SplitBrain)
+	if !ok {
+		return
+	}
+	if sb.Open {
+		w.ws = append(w.ws, Window{Nodes: sb.Writable, From: sb.At})
+		w.open = true
+		return
+	}
+	if w.open {
+		w.ws[len(w.ws)-1].To = sb.At
+		w.ws[len(w.ws)-1].Nodes = sb.Writable
+		w.open = false
+	}
+}
+
+// Closed returns the windows, one still open closed at end. The slice is new.
+func (w *Windows) Closed(end time.Duration) []Window {
+	out := slices.Clone(w.ws)
+	if w.open {
+		out[len(out)-1].To = end
+	}
+	return out
+}
+
+// Total is the windows' total length.
+func Total(ws []Window) time.Duration {
+	var t time.Duration
+	for _, w := range ws {
+		t += w.To - w.From
+	}
+	return t
+}
+
+// primary holds when at its time some primary view is exactly its members, or, with none, no
+// view is primary.
+type primary struct {
+	start   time.Time
+	names   []string
+	at      time.Duration
+	want    group.Set
+	now     []group.Set // the primary views, as the group last said
+	seen    bool
+	got     []group.Set
+	checked bool
+}
+
+// Event implements drive.Observer.
+func (x *primary) Event(ev fence.Event) {
+	if s, ok := ev.(*cluster.GroupState); ok {
+		x.now = append(x.now[:0], s.Primary...)
+	}
+}
+
+// Instant implements drive.Observer.
+func (x *primary) Instant(at time.Duration, _ *fence.Engine) {
+	if at == x.at && !x.checked {
+		x.checked = true
+		x.got = slices.Clone(x.now)
+		x.seen = slices.Contains(x.got, x.want) || (x.want == 0 && len(x.got) == 0)
+	}
+}
+
+// Verdict implements Expectation.
+func (x *primary) Verdict() (bool, string) {
+	if x.seen {
+		return true, ""
+	}
+	if !x.checked {
+		return false, "the replay ended before " + narrate.Clock(x.start, x.at)
+	}
+	if len(x.got) == 0 {
+		return false, "no view was primary at " + narrate.Clock(x.start, x.at)
+	}
+	var views []string
+	for _, v := range x.got {
+		views = append(views, v.Names(x.names, " "))
+	}
+	return false, "the primary view at " + narrate.Clock(x.start, x.at) + " was " + strings.Join(views, " and ")
+}
