@@ -22,5 +22,6 @@
 // replication model and each point measures the client's view per family: the unavailable
 // time per trace and the acknowledged writes lost (ClientStats); the row's shortcut is then
 // off, for the first fence no longer says all a point keeps. The group model's liveness
-// settings are not in the replay yet: a sweep cannot vary them.
+// settings act only under partitions, host crashes and witnesses, which a sweep's families do
+// not generate yet: a sweep cannot vary them.
 package sweep

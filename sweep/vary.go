@@ -14,8 +14,8 @@ import (
 // What is one kind of setting an axis varies.
 type What uint8
 
-// The settings a sweep can vary. Adding one (the group model's liveness settings, once the
-// replay runs it) is one case here, in ParseVary and in Setting.apply.
+// The settings a sweep can vary. Adding one (the group model's liveness settings, once sweep
+// generates partition traces) is one case here, in ParseVary and in Setting.apply.
 const (
 	// Threshold is a statemap condition's threshold, in ticks of 10 s: CONDITION.threshold.
 	Threshold What = iota + 1
@@ -62,9 +62,9 @@ func (a Axis) Spec() string {
 }
 
 // ErrNeedsGroupModel is why a liveness setting cannot be varied yet.
-var ErrNeedsGroupModel = errors.New("a liveness setting needs the group model, which the replay does not run yet")
+var ErrNeedsGroupModel = errors.New("a liveness setting acts only under partitions, host crashes and witnesses, which sweep's families do not generate yet (use failsim check --family partition)")
 
-// liveness are the group model's settings a sweep will vary once the replay runs it.
+// liveness are the group model's settings a sweep will vary once it generates partition traces.
 var liveness = []string{"gap-threshold", "failsafe-threshold"}
 
 // ParseVary reads one --vary: NAME=FROM..TO[:STEP]. NAME is CONDITION.threshold (an integer
