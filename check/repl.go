@@ -113,26 +113,12 @@ func dropReplNode(r *timeline.Replication, j int) {
 		r.Config.Master--
 	}
 	r.Config.Precedence = nil
-	r.Events = slices.DeleteFunc(r.Events, func(e timeline.ReplEvent) bool { return replNode(e.Input) == j })
+	r.Events = slices.DeleteFunc(r.Events, func(e timeline.ReplEvent) bool { return repl.EventNode(e.Input) == j })
 	for i, e := range r.Events {
-		if n := replNode(e.Input); n > j {
+		if n := repl.EventNode(e.Input); n > j {
 			r.Events[i].Input = renumber(e.Input, n-1)
 		}
 	}
-}
-
-func replNode(in repl.Input) int {
-	switch in := in.(type) {
-	case repl.SetLag:
-		return in.Node
-	case repl.SetApplyLag:
-		return in.Node
-	case repl.SetStream:
-		return in.Node
-	case repl.SetReplicator:
-		return in.Node
-	}
-	panic(fmt.Sprintf("check: a replication event %T", in))
 }
 
 func renumber(in repl.Input, n int) repl.Input {
@@ -172,5 +158,5 @@ func replSettings(r *timeline.Replication) string {
 
 // replLine writes replication event e of tl as a timeline line.
 func replLine(tl *timeline.Timeline, e timeline.ReplEvent) string {
-	return fmt.Sprintf("%s %s %s\n", narrate.Clock(tl.Start, e.At), tl.Nodes[replNode(e.Input)].Name, narrate.ReplInput(e.Input))
+	return fmt.Sprintf("%s %s %s\n", narrate.Clock(tl.Start, e.At), tl.Nodes[repl.EventNode(e.Input)].Name, narrate.ReplInput(e.Input))
 }

@@ -13,7 +13,7 @@ import (
 func describeRepl(names []string, ev fence.Event) (s string, ok bool) {
 	switch ev := ev.(type) {
 	case repl.Applied:
-		return names[replNode(ev.Input)] + " " + ReplInput(ev.Input), true
+		return names[repl.EventNode(ev.Input)] + " " + ReplInput(ev.Input), true
 	case repl.Promoted:
 		return fmt.Sprintf("%s promoted at position %d%s; %s; %s", names[ev.Node], ev.Stored, rankingWords(names, ev.Ranking), backlogWords(ev.Backlog), LossWords(names, ev.Lost)), true
 	case repl.Writable:
@@ -40,21 +40,6 @@ func describeRepl(names []string, ev fence.Event) (s string, ok bool) {
 		return "replication summary", true
 	}
 	return "", false
-}
-
-// replNode is the node a replication event is about.
-func replNode(in repl.Input) int {
-	switch in := in.(type) {
-	case repl.SetLag:
-		return in.Node
-	case repl.SetApplyLag:
-		return in.Node
-	case repl.SetStream:
-		return in.Node
-	case repl.SetReplicator:
-		return in.Node
-	}
-	panic(fmt.Sprintf("narrate: no node for a replication event %T", in))
 }
 
 // ReplInput writes a timeline's replication event as the timeline does, after the node: "lag
@@ -158,7 +143,7 @@ func plural64(n int64, word string) string {
 func replJSON(j *EventJSON, names []string, ev fence.Event) bool {
 	switch ev := ev.(type) {
 	case repl.Applied:
-		j.Event, j.Node, j.Detail = "replication", names[replNode(ev.Input)], ReplInput(ev.Input)
+		j.Event, j.Node, j.Detail = "replication", names[repl.EventNode(ev.Input)], ReplInput(ev.Input)
 	case repl.Promoted:
 		j.Event, j.Node = "promoted", names[ev.Node]
 		if ev.From >= 0 {

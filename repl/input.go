@@ -1,6 +1,9 @@
 package repl
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Input is one thing that happened, which Step tells the model: one of the types below. The
 // set is closed. Nodes are named by their index in the cluster line's order. A node index out
@@ -106,3 +109,19 @@ func (Fail) input()          {}
 func (Recover) input()       {}
 func (SetApp) input()        {}
 func (Merge) input()         {}
+
+// EventNode is the node a timeline's replication event (SetLag, SetApplyLag, SetStream,
+// SetReplicator) is about. Any other input is a caller's bug: it panics.
+func EventNode(in Input) int {
+	switch in := in.(type) {
+	case SetLag:
+		return in.Node
+	case SetApplyLag:
+		return in.Node
+	case SetStream:
+		return in.Node
+	case SetReplicator:
+		return in.Node
+	}
+	panic(fmt.Sprintf("repl: %T is no replication event of a timeline", in))
+}

@@ -41,7 +41,7 @@ func Read(ctx context.Context, db *sql.DB) (Status, error) {
 	if st.Binlog, err = Position(binlog); err != nil {
 		return Status{}, err
 	}
-	row, err := slaveStatus(ctx, db)
+	row, err := SlaveStatus(ctx, db)
 	if err != nil {
 		return Status{}, fmt.Errorf("SHOW SLAVE STATUS: %w", err)
 	}
@@ -75,9 +75,9 @@ func ReadAll(ctx context.Context, dbs []*sql.DB) (sts []Status, errs []error) {
 	return sts, errs
 }
 
-// slaveStatus returns SHOW SLAVE STATUS as column name to value, nil for a server with no
+// SlaveStatus returns SHOW SLAVE STATUS as column name to value, nil for a server with no
 // master configured.
-func slaveStatus(ctx context.Context, db *sql.DB) (map[string]string, error) {
+func SlaveStatus(ctx context.Context, db *sql.DB) (map[string]string, error) {
 	rows, err := db.QueryContext(ctx, "SHOW SLAVE STATUS")
 	if err != nil {
 		return nil, err

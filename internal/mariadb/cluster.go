@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/failsim/failsim/replica"
 	"net"
 	"os"
 	"path/filepath"
@@ -254,34 +255,10 @@ func threads(ctx context.Context, db *sql.DB) (io, sqlThread string, err error) 
 	return st["Slave_IO_Running"], st["Slave_SQL_Running"], nil
 }
 
-// SlaveStatus returns SHOW SLAVE STATUS as column name to value; empty when the server
-// replicates from nothing.
+// SlaveStatus returns SHOW SLAVE STATUS as column name to value; nil when the server
+// replicates from nothing (replica.SlaveStatus).
 func SlaveStatus(ctx context.Context, db *sql.DB) (map[string]string, error) {
-	rows, err := db.QueryContext(ctx, "SHOW SLAVE STATUS")
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return nil, err
-	}
-	st := map[string]string{}
-	if !rows.Next() {
-		return st, rows.Err()
-	}
-	vals := make([]sql.NullString, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	if err := rows.Scan(ptrs...); err != nil {
-		return nil, err
-	}
-	for i, c := range cols {
-		st[c] = vals[i].String
-	}
-	return st, rows.Err()
+	return replica.SlaveStatus(ctx, db)
 }
 
 // splitAddr splits "127.0.0.1:PORT".
