@@ -28,7 +28,8 @@
 // managers as a group get three rows more above the lanes: the network (each partition a band
 // titled with its sides), the primary views (titled with the quorum checks and their counts)
 // and the split-brain windows (a red band, or a thin mark for a zero-length window); and each
-// lane shows its host down over its service row and its FAILSAFE-SHUN as a mark. Not drawn:
-// each side's copy of the cluster state while the views are split, the views that are not
-// primary, and a witness (it has no lane); the verdict and the event log tell them.
+// lane shows its host down over its service row and its FAILSAFE-SHUN as a mark. While the
+// sides' copies of the cluster state are forked, a row per side's copy, titled with who holds
+// it and its master. Not drawn: the views that are not primary, and a witness (it has no
+// lane); the verdict and the event log tell them.
 package htmlreport

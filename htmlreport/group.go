@@ -16,13 +16,54 @@ import (
 // and in each node's lane its host down and its FAILSAFE-SHUN. All of it is read off the
 // events the replay tells its observers.
 type groupTrack struct {
-	on       bool             // the chart has the group's rows
-	network  []change[string] // V: the sides, "a | b c"; "" for one network
-	primary  []change[string] // V: the primary views, "db2 db3"; "" for none
-	quorum   string           // the words of the open instant's last quorum check
-	windows  []window         // the split-brain windows, in time order
-	hostDown [][]change[bool] // per node: its host down
-	shuns    []mark           // FAILSAFE-SHUNs: Node is the node shunned
+	on       bool                 // the chart has the group's rows
+	network  []change[string]     // V: the sides, "a | b c"; "" for one network
+	primary  []change[string]     // V: the primary views, "db2 db3"; "" for none
+	quorum   string               // the words of the open instant's last quorum check
+	windows  []window             // the split-brain windows, in time order
+	hostDown [][]change[bool]     // per node: its host down
+	shuns    []mark               // FAILSAFE-SHUNs: Node is the node shunned
+	copies   [][]change[copyView] // while the copies are forked: per row, the k-th side's copy
+}
+
+// copyView is one side's copy of the cluster state at an instant: the zero value while the
+// copies are one.
+type copyView struct {
+	On      bool
+	Copy    int    // its number
+	Members string // the database nodes whose managers hold it
+	Master  int    // the master in service in it; -1 for none
+}
+
+// groupInstant keeps each side's copy of the cluster state as it stands after the instant.
+func (r *Recorder) groupInstant(at time.Duration, e *fence.Engine) {
+	g := &r.group
+	var order []int
+	members := map[int][]string{}
+	master := map[int]int{}
+	for i := range r.nodes {
+		c := e.CopyOf(i)
+		if _, ok := members[c]; !ok {
+			order = append(order, c)
+			master[c] = e.MasterOf(i)
+		}
+		members[c] = append(members[c], r.names[i])
+	}
+	views := make([]copyView, max(len(g.copies), len(order)))
+	if len(order) > 1 {
+		for k, c := range order {
+			views[k] = copyView{On: true, Copy: c, Members: strings.Join(members[c], " "), Master: master[c]}
+		}
+	}
+	for k, v := range views {
+		if k == len(g.copies) {
+			if len(order) < 2 {
+				break
+			}
+			g.copies = append(g.copies, []change[copyView]{{}})
+		}
+		g.copies[k] = set(g.copies[k], at, v, "")
+	}
 }
 
 // window is one split-brain window: from its opening to its close (fence.Never while open).
@@ -94,8 +135,11 @@ const (
 	networkOff = 0
 	primaryOff = networkOff + clusterRowH + rowGap
 	splitOff   = primaryOff + clusterRowH + rowGap
-	groupH     = splitOff + clusterRowH + rowGap + 2
+	copiesOff  = splitOff + clusterRowH + rowGap
 )
+
+// groupH is the height of the group's rows: three, and one per side's copy when they fork.
+func (c *chart) groupH() int { return copiesOff + len(c.r.group.copies)*(clusterRowH+rowGap) + 2 }
 
 // groupY is where the group's rows start, under the cluster's other rows.
 func (c *chart) groupY() int {
@@ -114,6 +158,9 @@ func (c *chart) groupLabels(row func(y, h int, name string)) {
 	row(y+networkOff, clusterRowH, "network")
 	row(y+primaryOff, clusterRowH, "primary")
 	row(y+splitOff, clusterRowH, "split brain")
+	for k := range c.r.group.copies {
+		row(y+copiesOff+k*(clusterRowH+rowGap), clusterRowH, fmt.Sprintf("side %d's copy", k+1))
+	}
 }
 
 // groupRows writes the network's partitions, the primary views and the split-brain windows.
@@ -148,6 +195,19 @@ func (c *chart) groupRows() {
 			cls = "pv2"
 		}
 		c.band(ch.At, b, y+primaryOff, clusterRowH, cls, fmt.Sprintf("primary view %s %s%s", ch.V, c.between(ch.At, b), why))
+	}
+	for k, row := range g.copies {
+		for j, ch := range row {
+			if !ch.V.On {
+				continue
+			}
+			b := until(c, row, j)
+			cls, who := "nm", "no master in service"
+			if ch.V.Master >= 0 {
+				cls, who = fmt.Sprintf("n%d", ch.V.Master%len(nodePalette)), "master "+c.r.names[ch.V.Master]
+			}
+			c.band(ch.At, b, y+copiesOff+k*(clusterRowH+rowGap), clusterRowH, cls, fmt.Sprintf("copy %d of the cluster state, held by %s: %s %s", ch.V.Copy, ch.V.Members, who, c.between(ch.At, b)))
+		}
 	}
 	for _, w := range g.windows {
 		to := w.To

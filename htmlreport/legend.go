@@ -83,6 +83,7 @@ func (c *chart) legend() {
 		item(line("sz"), "zero-length window")
 		item(swatch("hd"), "host down")
 		item(line("fs"), "FAILSAFE-SHUN")
+		item(swatch("n0"), "a side's copy: its master")
 		next()
 	}
 	fmt.Fprintf(&c.b, `<text x="8" y="%d" class="rl">%s</text>`+"\n", y+10, html.EscapeString(notModelled))
@@ -90,7 +91,7 @@ func (c *chart) legend() {
 
 // notModelled says what the replay models that the picture leaves out: the verdict and the
 // event log under the chart tell it.
-const notModelled = "Not drawn: each side's copy of the cluster state while the views are split, the views that are not primary, and a witness (it has no lane). " +
+const notModelled = "Not drawn: the views that are not primary, and a witness (it has no lane). " +
 	"The verdict and the event log under the chart tell them."
 
 // legendH is the legend's height: a line more for the writes, one for the group.

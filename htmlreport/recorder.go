@@ -221,6 +221,7 @@ func (r *Recorder) Instant(at time.Duration, e *fence.Engine) {
 	r.master = set(r.master, at, e.Master(), "")
 	r.coord = set(r.coord, at, e.Coordinator(), "")
 	r.policy = set(r.policy, at, e.Policy(), "")
+	r.groupInstant(at, e)
 }
 
 // set records that a row's value is v from at on: nothing when it already is; the change at the

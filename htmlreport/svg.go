@@ -61,7 +61,7 @@ const (
 // lanesY is where the lanes start, under the cluster's rows.
 func (c *chart) lanesY() int {
 	if c.r.group.on {
-		return c.groupY() + groupH - rowGap - 2 + laneGap
+		return c.groupY() + c.groupH() - rowGap - 2 + laneGap
 	}
 	if c.r.client.on {
 		return writesY + clusterRowH + laneGap
