@@ -12,10 +12,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	cdplog "github.com/chromedp/cdproto/log"
@@ -23,6 +25,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/statemap"
 	"github.com/failsim/failsim/timeline"
 )
@@ -153,6 +156,12 @@ type facts struct {
 	Verdict  string       `json:"verdict"`
 	Titles   int          `json:"titles"`
 	Elements int          `json:"elements"`
+	Rows     []string     `json:"rows"`
+	Splits   []struct {
+		T     float64 `json:"t"`
+		X     float64 `json:"x"`
+		Title string  `json:"title"`
+	} `json:"splits"`
 }
 
 const factsJS = `(() => {
@@ -170,6 +179,8 @@ return JSON.stringify({
   verdict: document.getElementById("verdict").textContent,
   titles: plot.querySelectorAll("title").length,
   elements: svg.querySelectorAll("*").length + 1,
+  rows: [...svg.querySelectorAll(":scope > text.rl")].map(e => e.textContent),
+  splits: [...plot.querySelectorAll(".sb, .sz")].map(p => { const b = p.getBoundingClientRect(); return {t: +p.dataset.t, x: p.classList.contains("sz") ? b.left + b.width / 2 : b.left, title: p.querySelector("title").textContent}; }),
 });
 })()`
 
@@ -278,6 +289,7 @@ func TestInBrowser(t *testing.T) {
 				}
 			}
 			writes(t, f, tl, page)
+			groupRows(t, f, tl, filepath.Base(file))
 			if !strings.HasPrefix(f.Verdict, "verdict: "+page.Verdict[0]) {
 				t.Errorf("the page's verdict %q, want it to start with %q", f.Verdict, "verdict: "+page.Verdict[0])
 			}
@@ -332,6 +344,54 @@ func writes(t *testing.T, f facts, tl *timeline.Timeline, page rendered) {
 		}
 	} else if len(f.Longest) > 0 {
 		t.Errorf("no outage, yet a longest one marked: %q", f.Longest)
+	}
+}
+
+// groupIncidents are the shipped incidents whose timelines have a witness, a partition or a
+// host event: the ones whose chart draws the managers as a group.
+var groupIncidents = []string{"flapping-switch.timeline", "host-crash.timeline", "partition-master.timeline", "partition-witness.timeline", "two-node-split.timeline"}
+
+// splitClock is the time a split-brain mark's title gives: its window's opening.
+var splitClock = regexp.MustCompile(`^(?:split brain at|SPLIT BRAIN: .* writable at once from) (\d\d:\d\d:\d\d(?:\.\d+)?)`)
+
+// groupRows checks the group's rows: there exactly for the group incidents, and each
+// split-brain window's mark at the x of its opening, which its title gives, one a window the
+// verdict counts.
+func groupRows(t *testing.T, f facts, tl *timeline.Timeline, base string) {
+	t.Helper()
+	want := slices.Contains(groupIncidents, base)
+	for _, row := range []string{"network", "primary", "split brain"} {
+		if slices.Contains(f.Rows, row) != want {
+			t.Errorf("row %q drawn: %v, want %v (rows %q)", row, !want, want, f.Rows)
+		}
+	}
+	if !want {
+		if len(f.Splits) > 0 {
+			t.Errorf("no group rows, yet %d split-brain marks", len(f.Splits))
+		}
+		return
+	}
+	windows := 0
+	for _, line := range strings.Split(f.Verdict, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "split brain: ") {
+			windows++
+		}
+	}
+	if len(f.Splits) != windows {
+		t.Errorf("%d split-brain marks, want one for each of the verdict's %d windows", len(f.Splits), windows)
+	}
+	for _, sb := range f.Splits {
+		m := splitClock.FindStringSubmatch(sb.Title)
+		if m == nil {
+			t.Errorf("split-brain mark's title %q gives no time", sb.Title)
+			continue
+		}
+		if got := narrate.Clock(tl.Start, time.Duration(sb.T*float64(time.Second))); got != m[1] {
+			t.Errorf("split-brain mark at t=%g (%s), its title says %s", sb.T, got, m[1])
+		}
+		if want := f.Left + sb.T/f.Span*f.Width; math.Abs(sb.X-want) > 1 {
+			t.Errorf("split-brain mark of t=%g at x=%.1f, want x=%.1f", sb.T, sb.X, want)
+		}
 	}
 }
 

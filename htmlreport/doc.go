@@ -24,6 +24,12 @@
 // The package is pure: it writes to the io.Writer it is given and does nothing else. The
 // output is deterministic: the same run gives the same bytes. The writes row is drawn from
 // the replication model's events alone (its decisions, and its summary at the end, which
-// lists every outage). The managers' group (partitions, views, split-brain windows; a witness
-// has no lane) is not drawn: the verdict and the event log under the chart tell it.
+// lists every outage). When the timeline has a witness, a partition or a host event, the
+// managers as a group get three rows more above the lanes: the network (each partition a band
+// titled with its sides), the primary views (titled with the quorum checks and their counts)
+// and the split-brain windows (a red band, or a thin mark for a zero-length window); and each
+// lane shows its host down over its service row and its FAILSAFE-SHUN as a mark. While the
+// sides' copies of the cluster state are forked, a row per side's copy, titled with who holds
+// it and its master. Not drawn: the views that are not primary, and a witness (it has no
+// lane); the verdict and the event log tell them.
 package htmlreport

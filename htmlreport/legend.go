@@ -73,20 +73,37 @@ func (c *chart) legend() {
 		item(line("sr"), "semisync back")
 		next()
 	}
+	if c.r.group.on {
+		head("group:")
+		item(swatch("gp"), "partitioned")
+		item(swatch("pv"), "a primary view")
+		item(swatch("pv2"), "two primary views")
+		item(swatch("np"), "no primary view")
+		item(swatch("sb"), "split brain")
+		item(line("sz"), "zero-length window")
+		item(swatch("hd"), "host down")
+		item(line("fs"), "FAILSAFE-SHUN")
+		item(swatch("n0"), "a side's copy: its master")
+		next()
+	}
 	fmt.Fprintf(&c.b, `<text x="8" y="%d" class="rl">%s</text>`+"\n", y+10, html.EscapeString(notModelled))
 }
 
 // notModelled says what the replay models that the picture leaves out: the verdict and the
 // event log under the chart tell it.
-const notModelled = "Not drawn: the managers' group (partitions, views, primary partitions, split-brain windows; a witness has no lane). " +
+const notModelled = "Not drawn: the views that are not primary, and a witness (it has no lane). " +
 	"The verdict and the event log under the chart tell them."
 
-// legendH is the legend's height: a line more for the writes.
+// legendH is the legend's height: a line more for the writes, one for the group.
 func (c *chart) legendH() int {
+	h := legendH
 	if c.r.client.on {
-		return legendH + 20
+		h += 20
 	}
-	return legendH
+	if c.r.group.on {
+		h += 20
+	}
+	return h
 }
 
 // chartCSS styles the chart; it is inside the svg element, so that the chart alone is complete.

@@ -33,6 +33,7 @@ type Recorder struct {
 	counted [][]probeRun
 	seen    bool // an instant was observed
 	client  clientTrack
+	group   groupTrack
 }
 
 // change is a row's value from At on, until the next change.
@@ -106,6 +107,7 @@ func New(tl *timeline.Timeline, m *statemap.Map) *Recorder {
 	r.coord = []change[int]{{V: 0}}
 	r.policy = []change[fence.Policy]{{V: tl.Policy}}
 	r.client = newClientTrack(r)
+	r.group = newGroupTrack(r)
 	return r
 }
 
@@ -131,6 +133,7 @@ func (r *Recorder) Counted(at time.Duration, node int, c statemap.Condition) {
 func (r *Recorder) Event(ev fence.Event) {
 	desc := func() string { return narrate.Clock(r.tl.Start, ev.When()) + " " + narrate.Describe(r.names, ev) }
 	r.clientEvent(ev, desc)
+	r.groupEvent(ev, desc)
 	switch ev := ev.(type) {
 	case *drive.FaultSet:
 		n := &r.nodes[ev.Node]
@@ -218,6 +221,7 @@ func (r *Recorder) Instant(at time.Duration, e *fence.Engine) {
 	r.master = set(r.master, at, e.Master(), "")
 	r.coord = set(r.coord, at, e.Coordinator(), "")
 	r.policy = set(r.policy, at, e.Policy(), "")
+	r.groupInstant(at, e)
 }
 
 // set records that a row's value is v from at on: nothing when it already is; the change at the

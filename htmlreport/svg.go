@@ -60,6 +60,9 @@ const (
 
 // lanesY is where the lanes start, under the cluster's rows.
 func (c *chart) lanesY() int {
+	if c.r.group.on {
+		return c.groupY() + c.groupH() - rowGap - 2 + laneGap
+	}
 	if c.r.client.on {
 		return writesY + clusterRowH + laneGap
 	}
@@ -142,13 +145,18 @@ func (c *chart) write(w io.Writer, standalone bool) error {
 	_, off := r.tl.Start.Zone()
 	fmt.Fprintf(&c.b, `<svg%s id="chart" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="11" data-span="%s" data-base="%d" data-plotx="%d" data-plotw="%d">`+"\n",
 		ns, chartW, c.height(), chartW, c.height(), sec(c.span), base+int64(off), labelW, plotW)
-	c.b.WriteString("<style>" + chartCSS + "</style>\n")
+	css := chartCSS
+	if r.group.on {
+		css += groupCSS
+	}
+	c.b.WriteString("<style>" + css + "</style>\n")
 	fmt.Fprintf(&c.b, `<text x="8" y="17" font-size="14" font-weight="bold">%s</text>`+"\n", html.EscapeString(c.heading()))
 	c.axis()
 	c.labels()
 	fmt.Fprintf(&c.b, `<svg id="plot" x="%d" y="%d" width="%d" height="%d" viewBox="0 0 %s %d" preserveAspectRatio="none">`+"\n", labelW, plotY, plotW, c.plotH, sec(c.span), c.plotH)
 	c.clusterRows()
 	c.writesRow()
+	c.groupRows()
 	probes := r.probes()
 	for i := range r.nodes {
 		top := c.lanesY() + i*(laneH+laneGap)
@@ -183,6 +191,7 @@ func (c *chart) labels() {
 	if c.r.client.on {
 		row(writesY, clusterRowH, "writes")
 	}
+	c.groupLabels(row)
 	for i, n := range c.r.tl.Nodes {
 		top := c.lanesY() + i*(laneH+laneGap)
 		fmt.Fprintf(&c.b, `<g class="lane" data-node="%s"><rect x="2" y="%d" width="%d" height="%d" class="lb"/>`, html.EscapeString(n.Name), plotY+top-4, chartW-4, laneH+8)
@@ -278,6 +287,7 @@ func (c *chart) lane(i, top int, probes []probeRun) {
 		b := until(c, n.manager, k)
 		c.band(ch.At, b, top+managerY, managerH, "md", fmt.Sprintf("%s manager down %s: no probes", name, c.between(ch.At, b)))
 	}
+	c.groupLane(i, top)
 	for k := range n.alarms {
 		c.alarm(name, &n.alarms[k], top+alarmY)
 	}
