@@ -3,6 +3,7 @@ package sweep
 import (
 	"time"
 
+	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/repl"
 	"github.com/failsim/failsim/sim"
@@ -22,20 +23,33 @@ type outcome struct {
 	at          time.Duration
 	unavailable time.Duration
 	lost        int64
+	splitBrain  time.Duration // two or more nodes writable at once, in all (cluster.SplitBrain)
 }
 
 // watch is the observer of one replay: when the first node, the master, is first fenced, and
 // the replication model's summary when the trace has a workload.
 type watch struct {
-	out outcome
+	out  outcome
+	open bool          // a split-brain window is open
+	from time.Duration // since when
 }
 
 // replay replays tl under s and returns what it says.
 func (w *watch) replay(tl *timeline.Timeline, s Setting) outcome {
-	w.out = outcome{at: -1}
+	w.out, w.open = outcome{at: -1}, false
 	t := *tl
 	t.Interval, t.Timeout = s.Interval, s.Timeout
+	if s.Gap > 0 {
+		t.GapThreshold = s.Gap
+	}
+	if s.Failsafe > 0 {
+		t.FailsafeThreshold = s.Failsafe
+	}
 	sim.Replay(&t, s.Map, w)
+	if w.open {
+		// A window still open at the end counts up to the end.
+		w.out.splitBrain += max(t.End-w.from, 0)
+	}
 	return w.out
 }
 
@@ -43,6 +57,15 @@ func (w *watch) replay(tl *timeline.Timeline, s Setting) outcome {
 func (w *watch) Event(ev fence.Event) {
 	if f, ok := ev.(repl.Final); ok && f.Workload {
 		w.out.unavailable, w.out.lost = f.Summary.Unavailable, f.Summary.Lost
+		return
+	}
+	if sb, ok := ev.(*cluster.SplitBrain); ok {
+		if sb.Open {
+			w.open, w.from = true, sb.At
+		} else {
+			w.open = false
+			w.out.splitBrain += sb.At - sb.From
+		}
 		return
 	}
 	if w.out.at >= 0 {
