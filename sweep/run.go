@@ -78,13 +78,13 @@ var ErrTooLong = errors.New("a trace is too short to see every point fence")
 // statemap fences when it varies none). The share depends on the configuration alone, not on
 // Workers or scheduling.
 func Compute(ctx context.Context, cfg Config) (*Share, error) {
-	if cfg.Benign < 1 && cfg.Fatal < 1 && cfg.Partition < 1 {
-		return nil, ErrNoTraces
-	}
 	for _, a := range cfg.Grid.Axes {
 		if a.Liveness() && (cfg.Partition < 1 || cfg.Benign > 0 || cfg.Fatal > 0) {
 			return nil, fmt.Errorf("%s: %w", a.Name, ErrNeedsPartitions)
 		}
+	}
+	if cfg.Benign < 1 && cfg.Fatal < 1 && cfg.Partition < 1 {
+		return nil, ErrNoTraces
 	}
 	if k, n := cfg.Shard.K, cfg.Shard.of(); k < 0 || k >= n {
 		return nil, fmt.Errorf("shard %d of %d: want a shard from 0 to %d", k, n, n-1)

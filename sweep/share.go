@@ -191,6 +191,11 @@ func differences(a, b Identity) []string {
 			out = append(out, k)
 		}
 	}
+	for k := range mb {
+		if _, ok := ma[k]; !ok { // a field one leaves out (omitempty) and the other has
+			out = append(out, k)
+		}
+	}
 	slices.Sort(out)
 	return out
 }
