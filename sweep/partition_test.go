@@ -69,7 +69,9 @@ func TestPartitionLivenessRule(t *testing.T) {
 	for _, p := range res.Points {
 		s := p.Partition
 		if s.SplitBrainP50 > s.SplitBrainP95 || s.SplitBrainP95 > s.SplitBrainMax || s.SplitBrainMax > s.SplitBrainTotal ||
-			(s.SplitBrain == 0) != (s.SplitBrainTotal == 0) || s.Share != float64(s.SplitBrain)/60 {
+			(s.SplitBrain == 0) != (s.SplitBrainTotal == 0) || s.Share != float64(s.SplitBrain)/60 ||
+			s.NoWriterP50 > s.NoWriterP95 || s.NoWriterP95 > s.NoWriterMax || s.NoWriterAtEnd > s.Traces ||
+			(s.NoWriterAtEnd > 0 && s.NoWriterMax == 0) {
 			t.Errorf("%v: inconsistent %+v", p.Values, s)
 		}
 	}

@@ -116,7 +116,8 @@ func (r *Result) CSV() []byte {
 	}
 	part := r.Run.PartitionTraces > 0
 	if part {
-		head = append(head, "partition_traces", "split_brain_traces", "split_brain_share", "split_brain_p50_s", "split_brain_p95_s", "split_brain_max_s", "split_brain_total_s")
+		head = append(head, "partition_traces", "split_brain_traces", "split_brain_share", "split_brain_p50_s", "split_brain_p95_s", "split_brain_max_s", "split_brain_total_s",
+			"no_writer_p50_s", "no_writer_p95_s", "no_writer_max_s", "no_writer_at_end")
 	}
 	w.Write(head)
 	rows := r.Points
@@ -184,13 +185,14 @@ func seconds(s *float64) string {
 	return strconv.FormatFloat(*s, 'f', -1, 64)
 }
 
-// cells are the CSV's seven cells of the partition family; empty when it was not measured.
+// cells are the CSV's eleven cells of the partition family; empty when it was not measured.
 func (s *PartitionStats) cells() []string {
 	if s == nil {
-		return []string{"", "", "", "", "", "", ""}
+		return []string{"", "", "", "", "", "", "", "", "", "", ""}
 	}
 	f := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
-	return []string{strconv.Itoa(s.Traces), strconv.Itoa(s.SplitBrain), f(s.Share), f(s.SplitBrainP50), f(s.SplitBrainP95), f(s.SplitBrainMax), f(s.SplitBrainTotal)}
+	return []string{strconv.Itoa(s.Traces), strconv.Itoa(s.SplitBrain), f(s.Share), f(s.SplitBrainP50), f(s.SplitBrainP95), f(s.SplitBrainMax), f(s.SplitBrainTotal),
+		f(s.NoWriterP50), f(s.NoWriterP95), f(s.NoWriterMax), strconv.Itoa(s.NoWriterAtEnd)}
 }
 
 // cells are the CSV's five cells of a family's client view; empty when it was not measured.

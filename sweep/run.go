@@ -196,13 +196,13 @@ func Compute(ctx context.Context, cfg Config) (*Share, error) {
 		falseAt   []bool          // per benign trace: the master was fenced
 		detect    []time.Duration // per fatal trace: time to fence, or missed / early
 		client    [2][]outcome    // with a workload, per benign and per fatal trace: the client's view
-		split     []time.Duration // per partition trace: the split-brain time
+		split     []outcome       // per partition trace: the split-brain and writerless times
 		incidents []IncidentResult
 	}
 	pw := make([]pointWork, len(mine))
 	for p, i := range mine {
 		pw[p] = pointWork{values: work[i], set: cfg.Grid.apply(base, work[i]),
-			falseAt: make([]bool, len(benign)), detect: make([]time.Duration, len(fatal)), split: make([]time.Duration, len(partition))}
+			falseAt: make([]bool, len(benign)), detect: make([]time.Duration, len(fatal)), split: make([]outcome, len(partition))}
 		if cfg.Workload != nil {
 			pw[p].client = [2][]outcome{make([]outcome, len(benign)), make([]outcome, len(fatal))}
 		}
@@ -275,6 +275,7 @@ func Compute(ctx context.Context, cfg Config) (*Share, error) {
 					return
 				}
 				t := tasks[k]
+				w.group = t.partition // only partition traces have primary views to look at
 				switch {
 				case t.incidents > 0:
 					p := &pw[t.incidents-1]
@@ -285,7 +286,7 @@ func Compute(ctx context.Context, cfg Config) (*Share, error) {
 					// group. Every point replays every partition trace.
 					for i := t.from; i < t.to; i++ {
 						for p := range pw {
-							pw[p].split[i] = w.replay(partition[i], pw[p].set).splitBrain
+							pw[p].split[i] = w.replay(partition[i], pw[p].set)
 						}
 						replays.Add(int64(len(pw)))
 					}

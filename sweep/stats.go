@@ -79,12 +79,27 @@ type PartitionStats struct {
 	SplitBrainP95   float64 `json:"split_brain_p95_s"`   // likewise
 	SplitBrainMax   float64 `json:"split_brain_max_s"`   // the longest of one trace
 	SplitBrainTotal float64 `json:"split_brain_total_s"` // over all the traces
+	// The time a primary view (a majority's) had no master in service in its copy of the
+	// cluster's state, per trace: seconds, nearest rank; and the traces ending so.
+	NoWriterP50   float64 `json:"no_writer_p50_s"`
+	NoWriterP95   float64 `json:"no_writer_p95_s"`
+	NoWriterMax   float64 `json:"no_writer_max_s"`
+	NoWriterAtEnd int     `json:"no_writer_at_end"`
 }
 
-func partitionStats(split []time.Duration) *PartitionStats {
-	s := &PartitionStats{Traces: len(split)}
-	sorted := slices.Clone(split)
+func partitionStats(outs []outcome) *PartitionStats {
+	s := &PartitionStats{Traces: len(outs)}
+	sorted := make([]time.Duration, len(outs))
+	none := make([]time.Duration, len(outs))
+	for i, o := range outs {
+		sorted[i], none[i] = o.splitBrain, o.noWriter
+		if o.noWriterAtEnd {
+			s.NoWriterAtEnd++
+		}
+	}
 	slices.Sort(sorted)
+	slices.Sort(none)
+	s.NoWriterP50, s.NoWriterP95, s.NoWriterMax = *percentile(none, 50), *percentile(none, 95), *percentile(none, 100)
 	var total time.Duration
 	for _, d := range sorted {
 		total += d

@@ -53,7 +53,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	}
 	part := r.Run.PartitionTraces > 0
 	if part {
-		head = append(head, "split brain", "split p50", "p95", "max")
+		head = append(head, "split brain", "split p50", "p95", "max", "no writer p50", "p95", "max", "at end")
 	}
 	head = append(head, "incidents changed", "")
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
@@ -83,9 +83,10 @@ func (r *Result) WriteText(w io.Writer) error {
 		if part {
 			if s := p.Partition; s != nil {
 				d := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) + "s" }
-				cells = append(cells, fmt.Sprintf("%d (%.2f%%)", s.SplitBrain, 100*s.Share), d(s.SplitBrainP50), d(s.SplitBrainP95), d(s.SplitBrainMax))
+				cells = append(cells, fmt.Sprintf("%d (%.2f%%)", s.SplitBrain, 100*s.Share), d(s.SplitBrainP50), d(s.SplitBrainP95), d(s.SplitBrainMax),
+					d(s.NoWriterP50), d(s.NoWriterP95), d(s.NoWriterMax), strconv.Itoa(s.NoWriterAtEnd))
 			} else {
-				cells = append(cells, "-", "-", "-", "-")
+				cells = append(cells, "-", "-", "-", "-", "-", "-", "-", "-")
 			}
 		}
 		n := 0
