@@ -27,8 +27,17 @@ func BenchmarkSweep12x12Workload(b *testing.B) {
 	benchSweep(b, cfg)
 }
 
+// BenchmarkSweepLiveness6x6 is a 6 x 6 grid of the group's gap-threshold and
+// failsafe-threshold (1..6 ticks each) over 500 one-hour, five-node partition traces a point:
+// 18,000 results, each a replay (the partition family has no shortcut).
+//
+//	go test ./sweep -run '^$' -bench SweepLiveness6x6 -benchtime 1x
+func BenchmarkSweepLiveness6x6(b *testing.B) {
+	benchSweep(b, partitionConfig(b, 500, "gap-threshold=1..6", "failsafe-threshold=1..6"))
+}
+
 func benchSweep(b *testing.B, cfg Config) {
-	results := cfg.Grid.Len() * (cfg.Benign + cfg.Fatal)
+	results := cfg.Grid.Len() * (cfg.Benign + cfg.Fatal + cfg.Partition)
 	replays := 0
 	cpu0 := cpuTime()
 	for b.Loop() {

@@ -21,7 +21,12 @@
 // plot, SVG and PNG). With a workload (Config.Workload, check's) every trace also runs the
 // replication model and each point measures the client's view per family: the unavailable
 // time per trace and the acknowledged writes lost (ClientStats); the row's shortcut is then
-// off, for the first fence no longer says all a point keeps. The group model's liveness
-// settings act only under partitions, host crashes and witnesses, which a sweep's families do
-// not generate yet: a sweep cannot vary them.
+// off, for the first fence no longer says all a point keeps.
+//
+// The partition family (Config.Partition, check's) is the managers as a group under
+// partitions, host crashes and witnesses: only there do the group's liveness settings
+// (gap-threshold, failsafe-threshold) act, so only a run of partition traces alone may vary
+// them. Each point measures split brain per trace (the windows package cluster tells) and the
+// time a primary view's copy names no master in service (PartitionStats); every point replays
+// every partition trace, with no shortcut.
 package sweep

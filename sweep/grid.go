@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/failsim/failsim/group"
 	"github.com/failsim/failsim/statemap"
 )
 
@@ -33,19 +34,23 @@ func (g Grid) Point(i int) []int64 {
 	return out
 }
 
-// Base is what a point's settings are laid over: a statemap and a checker.
+// Base is what a point's settings are laid over: a statemap and a checker. The group's
+// liveness thresholds in force are the defaults (group.DefaultGapThreshold and
+// group.DefaultFailsafeThreshold).
 type Base struct {
 	Map      *statemap.Map
 	Interval time.Duration
 	Timeout  time.Duration
 }
 
-// Setting is one point's values laid over a base: the statemap and the checker it replays
-// under.
+// Setting is one point's values laid over a base: the statemap, the checker and the group's
+// liveness thresholds it replays under.
 type Setting struct {
 	Map      *statemap.Map
 	Interval time.Duration
 	Timeout  time.Duration
+	// Gap and Failsafe are the group's thresholds in ticks; 0 leaves the trace's own.
+	Gap, Failsafe int
 }
 
 // apply lays values (one per axis of g) over b.
@@ -69,6 +74,10 @@ func (g Grid) apply(b Base, values []int64) Setting {
 			s.Interval = time.Duration(values[k])
 		case Timeout:
 			s.Timeout = time.Duration(values[k])
+		case Gap:
+			s.Gap = int(values[k])
+		case Failsafe:
+			s.Failsafe = int(values[k])
 		default:
 			panic(fmt.Sprintf("sweep: axis %s varies nothing known", a.Name))
 		}
@@ -91,6 +100,10 @@ func (g Grid) inForce(b Base) []int64 {
 			out[k] = int64(b.Interval)
 		case Timeout:
 			out[k] = int64(b.Timeout)
+		case Gap:
+			out[k] = group.DefaultGapThreshold
+		case Failsafe:
+			out[k] = group.DefaultFailsafeThreshold
 		}
 	}
 	return out

@@ -53,6 +53,9 @@ func (r *Result) Picture(format string) ([]byte, error) {
 				return *p.Fatal.P95
 			}))
 		}
+		if r.InForce.Partition != nil {
+			plots = append(plots, r.heatPlot("split brain per partition trace, p95 (s)", func(p *Point) float64 { return p.Partition.SplitBrainP95 }))
+		}
 	}
 	w, h := panelW*vg.Length(len(plots)), panelH
 	var c vg.CanvasWriterTo
@@ -79,7 +82,7 @@ func (r *Result) Picture(format string) ([]byte, error) {
 
 // plotValue is an axis value as a plot's coordinate: ticks, or seconds.
 func plotValue(a Axis, v int64) float64 {
-	if a.What == Threshold {
+	if a.ticks() {
 		return float64(v)
 	}
 	return time.Duration(v).Seconds()
@@ -87,7 +90,7 @@ func plotValue(a Axis, v int64) float64 {
 
 // axisLabel names an axis on a plot.
 func axisLabel(a Axis) string {
-	if a.What == Threshold {
+	if a.ticks() {
 		return a.Name + " (ticks of 10 s)"
 	}
 	return a.Name + " (s)"
@@ -136,6 +139,12 @@ func (r *Result) tradePlot() *plot.Plot {
 		p.Y.Label.Text = "false failovers on benign traces (%)"
 		x = func(q *Point) (float64, bool) { return plotValue(r.Grid.Axes[0], q.Values[0]), true }
 		y = func(q *Point) (float64, bool) { return 100 * q.Benign.Rate, true }
+	case r.InForce.Partition != nil:
+		p.Title.Text = fmt.Sprintf("failsim sweep: %s\n%d partition traces a setting", r.names(), r.Run.PartitionTraces)
+		p.X.Label.Text = axisLabel(r.Grid.Axes[0])
+		p.Y.Label.Text = "split brain per partition trace, p95 (s)"
+		x = func(q *Point) (float64, bool) { return plotValue(r.Grid.Axes[0], q.Values[0]), true }
+		y = func(q *Point) (float64, bool) { return q.Partition.SplitBrainP95, true }
 	default:
 		p.Title.Text = fmt.Sprintf("failsim sweep: %s\n%d fatal traces a setting", r.names(), r.Run.FatalTraces)
 		p.X.Label.Text = axisLabel(r.Grid.Axes[0])

@@ -26,6 +26,7 @@ type Point struct {
 	Pareto    bool    // on the frontier of the trade (see pareto)
 	Benign    *BenignStats
 	Fatal     *FatalStats
+	Partition *PartitionStats
 	Incidents []IncidentResult
 }
 
@@ -52,6 +53,7 @@ type pointJSON struct {
 	Pareto    bool              `json:"pareto"`
 	Benign    *BenignStats      `json:"benign,omitempty"`
 	Fatal     *FatalStats       `json:"fatal,omitempty"`
+	Partition *PartitionStats   `json:"partition,omitempty"`
 	Incidents []IncidentResult  `json:"incidents,omitempty"`
 }
 
@@ -69,7 +71,7 @@ func (r *Result) pointJSON(p *Point) pointJSON {
 	for k, a := range r.Grid.Axes {
 		set[a.Name] = a.Format(p.Values[k])
 	}
-	return pointJSON{Setting: set, InForce: p.InForce, Pareto: p.Pareto, Benign: p.Benign, Fatal: p.Fatal, Incidents: p.Incidents}
+	return pointJSON{Setting: set, InForce: p.InForce, Pareto: p.Pareto, Benign: p.Benign, Fatal: p.Fatal, Partition: p.Partition, Incidents: p.Incidents}
 }
 
 // JSON is sweep.json: the run, the axes, and every point.
@@ -112,6 +114,11 @@ func (r *Result) CSV() []byte {
 			head = append(head, f+"_unavailable_p50_s", f+"_unavailable_p95_s", f+"_unavailable_max_s", f+"_lost", f+"_lost_p95")
 		}
 	}
+	part := r.Run.PartitionTraces > 0
+	if part {
+		head = append(head, "partition_traces", "split_brain_traces", "split_brain_share", "split_brain_p50_s", "split_brain_p95_s", "split_brain_max_s", "split_brain_total_s",
+			"no_writer_p50_s", "no_writer_p95_s", "no_writer_max_s", "no_writer_at_end")
+	}
 	w.Write(head)
 	rows := r.Points
 	if !r.InForce.inGrid(r) {
@@ -152,6 +159,9 @@ func (r *Result) CSV() []byte {
 			row = append(row, b.cells()...)
 			row = append(row, f.cells()...)
 		}
+		if part {
+			row = append(row, p.Partition.cells()...)
+		}
 		w.Write(row)
 	}
 	w.Flush()
@@ -173,6 +183,16 @@ func seconds(s *float64) string {
 		return ""
 	}
 	return strconv.FormatFloat(*s, 'f', -1, 64)
+}
+
+// cells are the CSV's eleven cells of the partition family; empty when it was not measured.
+func (s *PartitionStats) cells() []string {
+	if s == nil {
+		return []string{"", "", "", "", "", "", "", "", "", "", ""}
+	}
+	f := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+	return []string{strconv.Itoa(s.Traces), strconv.Itoa(s.SplitBrain), f(s.Share), f(s.SplitBrainP50), f(s.SplitBrainP95), f(s.SplitBrainMax), f(s.SplitBrainTotal),
+		f(s.NoWriterP50), f(s.NoWriterP95), f(s.NoWriterMax), strconv.Itoa(s.NoWriterAtEnd)}
 }
 
 // cells are the CSV's five cells of a family's client view; empty when it was not measured.

@@ -29,7 +29,11 @@ type Config struct {
 	Shape                      check.Shape // the traces' cluster, length and base checker
 	Benign                     int         // benign traces, generated once and replayed at every point; 0: none
 	Fatal                      int         // fatal traces, likewise; 0: none
-	Seed                       uint64      // trace i of a family is generated from check.TraceRand(Seed, i)
+	// Partition is the number of partition traces (check's partition family), likewise; 0:
+	// none. Only they make the group's liveness settings act: a grid that varies one needs
+	// them.
+	Partition int
+	Seed      uint64 // trace i of a family is generated from check.TraceRand(Seed, i)
 	// Incidents are replayed at every point, each under its own statemap in force (--statemap,
 	// else its statement, else the defaults) and checker, with the point's values laid over.
 	Incidents []Incident
@@ -74,7 +78,12 @@ var ErrTooLong = errors.New("a trace is too short to see every point fence")
 // statemap fences when it varies none). The share depends on the configuration alone, not on
 // Workers or scheduling.
 func Compute(ctx context.Context, cfg Config) (*Share, error) {
-	if cfg.Benign < 1 && cfg.Fatal < 1 {
+	for _, a := range cfg.Grid.Axes {
+		if a.Liveness() && (cfg.Partition < 1 || cfg.Benign > 0 || cfg.Fatal > 0) {
+			return nil, fmt.Errorf("%s: %w", a.Name, ErrNeedsPartitions)
+		}
+	}
+	if cfg.Benign < 1 && cfg.Fatal < 1 && cfg.Partition < 1 {
 		return nil, ErrNoTraces
 	}
 	if k, n := cfg.Shard.K, cfg.Shard.of(); k < 0 || k >= n {
@@ -88,11 +97,11 @@ func Compute(ctx context.Context, cfg Config) (*Share, error) {
 	}
 	base := Base{Map: cfg.Map, Interval: cfg.Shape.Interval, Timeout: cfg.Shape.Timeout}
 	work := workList(cfg.Grid, base)
-	if n := len(work) * max(cfg.Benign, cfg.Fatal); n > MaxResults || n < 0 {
-		return nil, fmt.Errorf("%d points of %d traces are %d results a family, more than %d: %w", len(work), max(cfg.Benign, cfg.Fatal), n, MaxResults, ErrTooBig)
+	if most := max(cfg.Benign, cfg.Fatal, cfg.Partition); len(work)*most > MaxResults || len(work)*most < 0 {
+		return nil, fmt.Errorf("%d points of %d traces are %d results a family, more than %d: %w", len(work), most, len(work)*most, MaxResults, ErrTooBig)
 	}
 	var faults []string
-	var benign, fatal []*timeline.Timeline
+	var benign, fatal, partition []*timeline.Timeline
 	var starts []time.Duration
 	if cfg.Benign > 0 {
 		g, err := check.NewGeneratorOptions(check.Benign, cfg.Shape, cfg.Map, check.Options{Workload: cfg.Workload})
@@ -100,6 +109,15 @@ func Compute(ctx context.Context, cfg Config) (*Share, error) {
 			return nil, err
 		}
 		if benign, err = generate(ctx, g, cfg.Seed, cfg.Benign); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Partition > 0 {
+		g, err := check.NewGeneratorOptions(check.Partition, cfg.Shape, cfg.Map, check.Options{Workload: cfg.Workload})
+		if err != nil {
+			return nil, err
+		}
+		if partition, err = generate(ctx, g, cfg.Seed, cfg.Partition); err != nil {
 			return nil, err
 		}
 	}
@@ -152,6 +170,7 @@ func Compute(ctx context.Context, cfg Config) (*Share, error) {
 	// incidents.
 	type task struct {
 		fatal     bool
+		partition bool
 		from, to  int
 		incidents int // 1 + the point, for a task of incidents
 	}
@@ -162,6 +181,9 @@ func Compute(ctx context.Context, cfg Config) (*Share, error) {
 	}
 	for i := 0; i < len(fatal); i += chunk {
 		tasks = append(tasks, task{fatal: true, from: i, to: min(i+chunk, len(fatal))})
+	}
+	for i := 0; i < len(partition); i += chunk {
+		tasks = append(tasks, task{partition: true, from: i, to: min(i+chunk, len(partition))})
 	}
 	if len(cfg.Incidents) > 0 {
 		for p := range mine {
@@ -174,12 +196,13 @@ func Compute(ctx context.Context, cfg Config) (*Share, error) {
 		falseAt   []bool          // per benign trace: the master was fenced
 		detect    []time.Duration // per fatal trace: time to fence, or missed / early
 		client    [2][]outcome    // with a workload, per benign and per fatal trace: the client's view
+		split     []outcome       // per partition trace: the split-brain and writerless times
 		incidents []IncidentResult
 	}
 	pw := make([]pointWork, len(mine))
 	for p, i := range mine {
 		pw[p] = pointWork{values: work[i], set: cfg.Grid.apply(base, work[i]),
-			falseAt: make([]bool, len(benign)), detect: make([]time.Duration, len(fatal))}
+			falseAt: make([]bool, len(benign)), detect: make([]time.Duration, len(fatal)), split: make([]outcome, len(partition))}
 		if cfg.Workload != nil {
 			pw[p].client = [2][]outcome{make([]outcome, len(benign)), make([]outcome, len(fatal))}
 		}
@@ -252,10 +275,21 @@ func Compute(ctx context.Context, cfg Config) (*Share, error) {
 					return
 				}
 				t := tasks[k]
+				w.group = t.partition // only partition traces have primary views to look at
 				switch {
 				case t.incidents > 0:
 					p := &pw[t.incidents-1]
 					p.incidents = incidentsAt(cfg.Grid, p.values, cfg.Incidents, baseline)
+				case t.partition:
+					// No shortcut: the row's rests on the first fence, which says nothing of
+					// split brain, and the memo's on conditions, which say nothing of the
+					// group. Every point replays every partition trace.
+					for i := t.from; i < t.to; i++ {
+						for p := range pw {
+							pw[p].split[i] = w.replay(partition[i], pw[p].set)
+						}
+						replays.Add(int64(len(pw)))
+					}
 				case t.fatal:
 					for i := t.from; i < t.to; i++ {
 						fenced(fatal[i], func(p int, o outcome) {
@@ -301,6 +335,9 @@ func Compute(ctx context.Context, cfg Config) (*Share, error) {
 			pt.Fatal = fatalStats(pw[p].detect)
 			pt.Fatal.Client = clientStats(pw[p].client[1])
 		}
+		if len(partition) > 0 {
+			pt.Partition = partitionStats(pw[p].split)
+		}
 		sh.Computed = append(sh.Computed, pt)
 	}
 	return sh, nil
@@ -324,7 +361,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 func (cfg Config) identity() Identity {
 	id := Identity{Statemap: cfg.StatemapPath, StatemapText: cfg.StatemapText, Seed: cfg.Seed, Nodes: cfg.Shape.Nodes,
 		Length: cfg.Shape.Length.String(), Interval: cfg.Shape.Interval.String(), Timeout: cfg.Shape.Timeout.String(),
-		BenignTraces: cfg.Benign, FatalTraces: cfg.Fatal, Incidents: []Input{}}
+		BenignTraces: cfg.Benign, FatalTraces: cfg.Fatal, PartitionTraces: cfg.Partition, Incidents: []Input{}}
 	if cfg.Workload != nil {
 		id.Workload = cfg.Workload.String()
 	}

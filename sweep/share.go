@@ -23,13 +23,15 @@ type Identity struct {
 	StatemapText string   `json:"statemap_text"` // its bytes
 	BenignTraces int      `json:"benign_traces"` // 0: the benign family was not run
 	FatalTraces  int      `json:"fatal_traces"`
-	Seed         uint64   `json:"seed"`
-	Nodes        int      `json:"nodes"`
-	Length       string   `json:"length"`
-	Interval     string   `json:"interval"` // the base checker's
-	Timeout      string   `json:"timeout"`
-	Incidents    []Input  `json:"incidents"`
-	Workload     string   `json:"workload,omitempty"` // --workload as check.Workload writes it; "" for none
+	// PartitionTraces is the partition family's; 0 (left out of the JSON) when not run.
+	PartitionTraces int     `json:"partition_traces,omitempty"`
+	Seed            uint64  `json:"seed"`
+	Nodes           int     `json:"nodes"`
+	Length          string  `json:"length"`
+	Interval        string  `json:"interval"` // the base checker's
+	Timeout         string  `json:"timeout"`
+	Incidents       []Input `json:"incidents"`
+	Workload        string  `json:"workload,omitempty"` // --workload as check.Workload writes it; "" for none
 }
 
 // Input is an input file as a run records it.
@@ -59,6 +61,7 @@ type SharePoint struct {
 	Values    []int64          `json:"values"`
 	Benign    *BenignStats     `json:"benign,omitempty"`
 	Fatal     *FatalStats      `json:"fatal,omitempty"`
+	Partition *PartitionStats  `json:"partition,omitempty"`
 	Incidents []IncidentResult `json:"incidents,omitempty"`
 }
 
@@ -188,6 +191,11 @@ func differences(a, b Identity) []string {
 			out = append(out, k)
 		}
 	}
+	for k := range mb {
+		if _, ok := ma[k]; !ok { // a field one leaves out (omitempty) and the other has
+			out = append(out, k)
+		}
+	}
 	slices.Sort(out)
 	return out
 }
@@ -213,7 +221,7 @@ func assemble(shares []*Share) (*Result, error) {
 			if pts[sp.Index] != nil {
 				return nil, fmt.Errorf("%w: point %d is given twice", ErrShares, sp.Index)
 			}
-			p := &Point{Values: sp.Values, Benign: sp.Benign, Fatal: sp.Fatal, Incidents: sp.Incidents}
+			p := &Point{Values: sp.Values, Benign: sp.Benign, Fatal: sp.Fatal, Partition: sp.Partition, Incidents: sp.Incidents}
 			if sp.Index < g.Len() && !slices.Equal(sp.Values, g.Point(sp.Index)) {
 				return nil, fmt.Errorf("%w: point %d has values %v, the grid's are %v", ErrShares, sp.Index, sp.Values, g.Point(sp.Index))
 			}

@@ -68,6 +68,51 @@ func clientStats(outs []outcome) *ClientStats {
 	return s
 }
 
+// PartitionStats is what a point's partition traces say: how long two or more nodes were
+// writable at once (a split-brain window, package cluster's), per trace. A window still open
+// at a trace's end counts up to the end.
+type PartitionStats struct {
+	Traces          int     `json:"traces"`
+	SplitBrain      int     `json:"split_brain"`         // traces with a window longer than 0
+	Share           float64 `json:"split_brain_share"`   // SplitBrain / Traces
+	SplitBrainP50   float64 `json:"split_brain_p50_s"`   // seconds per trace, nearest rank over the traces
+	SplitBrainP95   float64 `json:"split_brain_p95_s"`   // likewise
+	SplitBrainMax   float64 `json:"split_brain_max_s"`   // the longest of one trace
+	SplitBrainTotal float64 `json:"split_brain_total_s"` // over all the traces
+	// The time a primary view (a majority's) had no master in service in its copy of the
+	// cluster's state, per trace: seconds, nearest rank; and the traces ending so.
+	NoWriterP50   float64 `json:"no_writer_p50_s"`
+	NoWriterP95   float64 `json:"no_writer_p95_s"`
+	NoWriterMax   float64 `json:"no_writer_max_s"`
+	NoWriterAtEnd int     `json:"no_writer_at_end"`
+}
+
+func partitionStats(outs []outcome) *PartitionStats {
+	s := &PartitionStats{Traces: len(outs)}
+	sorted := make([]time.Duration, len(outs))
+	none := make([]time.Duration, len(outs))
+	for i, o := range outs {
+		sorted[i], none[i] = o.splitBrain, o.noWriter
+		if o.noWriterAtEnd {
+			s.NoWriterAtEnd++
+		}
+	}
+	slices.Sort(sorted)
+	slices.Sort(none)
+	s.NoWriterP50, s.NoWriterP95, s.NoWriterMax = *percentile(none, 50), *percentile(none, 95), *percentile(none, 100)
+	var total time.Duration
+	for _, d := range sorted {
+		total += d
+		if d > 0 {
+			s.SplitBrain++
+		}
+	}
+	s.Share = float64(s.SplitBrain) / float64(s.Traces)
+	s.SplitBrainP50, s.SplitBrainP95 = *percentile(sorted, 50), *percentile(sorted, 95)
+	s.SplitBrainMax, s.SplitBrainTotal = *percentile(sorted, 100), total.Seconds()
+	return s
+}
+
 func benignStats(fenced []bool) *BenignStats {
 	s := &BenignStats{Traces: len(fenced)}
 	for _, f := range fenced {

@@ -435,6 +435,21 @@ func TestShortcutChangesNothing(t *testing.T) {
 		cfg.noMemo = true
 		sameFiles(t, strings.Join(vary, " ")+" with a workload", files(t, fast), files(t, run(t, cfg)))
 	}
+	// The partition family has no shortcut: every point replays every trace, and the result is
+	// the one without shortcuts.
+	for _, vary := range [][]string{
+		{"gap-threshold=2..4", "failsafe-threshold=2..4"},
+		{"login_response_timeout.threshold=1..12:4", "timeout=2s..6s:2s"},
+	} {
+		cfg := partitionConfig(t, 20, vary...)
+		fast := run(t, cfg)
+		work := workList(cfg.Grid, Base{Map: cfg.Map, Interval: cfg.Shape.Interval, Timeout: cfg.Shape.Timeout})
+		if want := len(work) * cfg.Partition; fast.replays != want {
+			t.Errorf("%v on partition traces: %d replays, want %d", vary, fast.replays, want)
+		}
+		cfg.noMemo = true
+		sameFiles(t, strings.Join(vary, " ")+" on partition traces", files(t, fast), files(t, run(t, cfg)))
+	}
 }
 
 func workload(t testing.TB) *check.Workload {

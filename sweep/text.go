@@ -25,6 +25,9 @@ func (r *Result) WriteText(w io.Writer) error {
 	if n := r.Run.FatalTraces; n > 0 {
 		traces = append(traces, fmt.Sprintf("%d fatal", n))
 	}
+	if n := r.Run.PartitionTraces; n > 0 {
+		traces = append(traces, fmt.Sprintf("%d partition", n))
+	}
 	work := ""
 	if r.Run.Workload != "" {
 		work = ", workload " + r.Run.Workload
@@ -41,9 +44,16 @@ func (r *Result) WriteText(w io.Writer) error {
 	for _, a := range r.Grid.Axes {
 		head = append(head, a.Name)
 	}
-	head = append(head, "false failovers", "fenced p50", "p95", "max", "missed")
+	trade := r.Run.BenignTraces > 0 || r.Run.FatalTraces > 0 // the columns of the trade
+	if trade {
+		head = append(head, "false failovers", "fenced p50", "p95", "max", "missed")
+	}
 	if work != "" {
 		head = append(head, "benign unavail p95", "lost", "fatal unavail p50", "p95", "max", "lost", "lost p95")
+	}
+	part := r.Run.PartitionTraces > 0
+	if part {
+		head = append(head, "split brain", "split p50", "p95", "max", "no writer p50", "p95", "max", "at end")
 	}
 	head = append(head, "incidents changed", "")
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
@@ -59,16 +69,25 @@ func (r *Result) WriteText(w io.Writer) error {
 		}
 		if b := p.Benign; b != nil {
 			cells = append(cells, fmt.Sprintf("%d (%.2f%%)", b.FalseFailovers, 100*b.Rate))
-		} else {
+		} else if trade {
 			cells = append(cells, "-")
 		}
 		if f := p.Fatal; f != nil {
 			cells = append(cells, secs(f.P50), secs(f.P95), secs(f.Max), strconv.Itoa(f.Missed))
-		} else {
+		} else if trade {
 			cells = append(cells, "-", "-", "-", "-")
 		}
 		if work != "" {
 			cells = append(cells, clientCells(p)...)
+		}
+		if part {
+			if s := p.Partition; s != nil {
+				d := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) + "s" }
+				cells = append(cells, fmt.Sprintf("%d (%.2f%%)", s.SplitBrain, 100*s.Share), d(s.SplitBrainP50), d(s.SplitBrainP95), d(s.SplitBrainMax),
+					d(s.NoWriterP50), d(s.NoWriterP95), d(s.NoWriterMax), strconv.Itoa(s.NoWriterAtEnd))
+			} else {
+				cells = append(cells, "-", "-", "-", "-", "-", "-", "-", "-")
+			}
 		}
 		n := 0
 		for _, inc := range p.Incidents {

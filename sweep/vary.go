@@ -14,8 +14,7 @@ import (
 // What is one kind of setting an axis varies.
 type What uint8
 
-// The settings a sweep can vary. Adding one (the group model's liveness settings, once sweep
-// generates partition traces) is one case here, in ParseVary and in Setting.apply.
+// The settings a sweep can vary. Adding one is one case here, in ParseVary and in Grid.apply.
 const (
 	// Threshold is a statemap condition's threshold, in ticks of 10 s: CONDITION.threshold.
 	Threshold What = iota + 1
@@ -23,6 +22,12 @@ const (
 	Interval
 	// Timeout is the checker's budget per probe.
 	Timeout
+	// Gap is the group's gap-threshold, in ticks: a silent member leaves a view at its Gap-th
+	// silent tick. It acts only on traces with partitions, host crashes or witnesses.
+	Gap
+	// Failsafe is the group's failsafe-threshold, in ticks: a manager shuns its datasource at
+	// its Failsafe-th non-primary tick in a row. Like Gap, it acts only on partition traces.
+	Failsafe
 )
 
 // MaxValues is the most values one axis may take, and MaxPoints the most points a grid may
@@ -37,12 +42,12 @@ type Axis struct {
 	Name      string             // as given: "login_response_timeout.threshold", "interval"
 	What      What               // what it varies
 	Condition statemap.Condition // Threshold: the condition whose threshold it is
-	Values    []int64            // Threshold: ticks; Interval and Timeout: nanoseconds (a time.Duration)
+	Values    []int64            // Threshold, Gap and Failsafe: ticks; Interval and Timeout: nanoseconds (a time.Duration)
 }
 
 // Format writes value v of the axis as --vary reads it: "8", "3s".
 func (a Axis) Format(v int64) string {
-	if a.What == Threshold {
+	if a.ticks() {
 		return strconv.FormatInt(v, 10)
 	}
 	return time.Duration(v).String()
@@ -52,7 +57,7 @@ func (a Axis) Format(v int64) string {
 func (a Axis) Spec() string {
 	lo, hi := a.Values[0], a.Values[len(a.Values)-1]
 	step := int64(1)
-	if a.What != Threshold {
+	if !a.ticks() {
 		step = int64(time.Second)
 	}
 	if len(a.Values) > 1 {
@@ -61,15 +66,20 @@ func (a Axis) Spec() string {
 	return fmt.Sprintf("%s=%s..%s:%s", a.Name, a.Format(lo), a.Format(hi), a.Format(step))
 }
 
-// ErrNeedsGroupModel is why a liveness setting cannot be varied yet.
-var ErrNeedsGroupModel = errors.New("a liveness setting acts only under partitions, host crashes and witnesses, which sweep's families do not generate yet (use failsim check --family partition)")
+// ticks reports whether the axis's values are counts of ticks, not durations.
+func (a Axis) ticks() bool { return a.What == Threshold || a.What == Gap || a.What == Failsafe }
 
-// liveness are the group model's settings a sweep will vary once it generates partition traces.
-var liveness = []string{"gap-threshold", "failsafe-threshold"}
+// Liveness reports whether the axis varies a group liveness setting (Gap or Failsafe).
+func (a Axis) Liveness() bool { return a.What == Gap || a.What == Failsafe }
+
+// ErrNeedsPartitions is why a liveness setting cannot be varied on a run without partition
+// traces.
+var ErrNeedsPartitions = errors.New("a liveness setting acts only under partitions, host crashes and witnesses, which only the partition family generates")
 
 // ParseVary reads one --vary: NAME=FROM..TO[:STEP]. NAME is CONDITION.threshold (an integer
 // from -1 to statemap.MaxThreshold; STEP defaults to 1), interval or timeout (durations with
-// units, from 1ms to 24h; STEP defaults to 1s). FROM must not exceed TO; the values are FROM,
+// units, from 1ms to 24h; STEP defaults to 1s), or gap-threshold or failsafe-threshold, also
+// written liveness.gap-threshold (ticks from 1 to timeline.MaxLivenessThreshold; STEP 1). FROM must not exceed TO; the values are FROM,
 // FROM+STEP, ... up to TO, at most MaxValues of them.
 func ParseVary(s string) (Axis, error) {
 	name, rng, ok := strings.Cut(s, "=")
@@ -82,12 +92,14 @@ func ParseVary(s string) (Axis, error) {
 		a.What = Interval
 	case name == "timeout":
 		a.What = Timeout
-	case isLiveness(name):
-		return Axis{}, fmt.Errorf("%s: %w", name, ErrNeedsGroupModel)
+	case strings.TrimPrefix(name, "liveness.") == "gap-threshold":
+		a.What = Gap
+	case strings.TrimPrefix(name, "liveness.") == "failsafe-threshold":
+		a.What = Failsafe
 	default:
 		cond, key, ok := strings.Cut(name, ".")
 		if !ok {
-			return Axis{}, fmt.Errorf("%s: want CONDITION.threshold, interval or timeout", name)
+			return Axis{}, fmt.Errorf("%s: want CONDITION.threshold, interval, timeout, gap-threshold or failsafe-threshold", name)
 		}
 		c, known := statemap.ParseCondition(cond)
 		if !known {
@@ -119,7 +131,7 @@ func ParseVary(s string) (Axis, error) {
 		return Axis{}, fmt.Errorf("%s: TO %w", name, err)
 	}
 	step := int64(1)
-	if a.What != Threshold {
+	if !a.ticks() {
 		step = int64(time.Second)
 	}
 	if hasStep {
@@ -142,18 +154,15 @@ func ParseVary(s string) (Axis, error) {
 	return a, nil
 }
 
-func isLiveness(name string) bool {
-	name = strings.TrimPrefix(name, "liveness.")
-	for _, l := range liveness {
-		if name == l {
-			return true
-		}
-	}
-	return false
-}
-
 // parse reads one value of the axis.
 func (a Axis) parse(s string) (int64, error) {
+	if a.Liveness() {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n < 1 || n > timeline.MaxLivenessThreshold {
+			return 0, fmt.Errorf("%q: want an integer from 1 to %d (ticks of 10 s)", s, timeline.MaxLivenessThreshold)
+		}
+		return n, nil
+	}
 	if a.What == Threshold {
 		n, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || n < -1 || n > statemap.MaxThreshold {

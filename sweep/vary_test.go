@@ -1,7 +1,6 @@
 package sweep
 
 import (
-	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -22,6 +21,10 @@ func TestParseVary(t *testing.T) {
 		{"interval=1s..5s:2s", Interval, []int64{int64(time.Second), int64(3 * time.Second), int64(5 * time.Second)}, "interval=1s..5s:2s"},
 		{"timeout=2s..4s", Timeout, []int64{int64(2 * time.Second), int64(3 * time.Second), int64(4 * time.Second)}, "timeout=2s..4s:1s"},
 		{"timeout=500ms..1500ms:500ms", Timeout, []int64{int64(500 * time.Millisecond), int64(time.Second), int64(1500 * time.Millisecond)}, "timeout=500ms..1.5s:500ms"},
+		{"gap-threshold=1..6", Gap, []int64{1, 2, 3, 4, 5, 6}, "gap-threshold=1..6:1"},
+		{"liveness.gap-threshold=2..8:3", Gap, []int64{2, 5, 8}, "liveness.gap-threshold=2..8:3"},
+		{"failsafe-threshold=1000..1000", Failsafe, []int64{1000}, "failsafe-threshold=1000..1000:1"},
+		{"liveness.failsafe-threshold=3..4", Failsafe, []int64{3, 4}, "liveness.failsafe-threshold=3..4:1"},
 		{"interval=1s..2500ms", Interval, []int64{int64(time.Second), int64(2 * time.Second)}, "interval=1s..2s:1s"},
 	} {
 		a, err := ParseVary(tc.in)
@@ -49,9 +52,11 @@ func TestParseVaryErrors(t *testing.T) {
 		"":                                       `"": want NAME=FROM..TO[:STEP], e.g. login_response_timeout.threshold=1..12`,
 		"interval":                               `"interval": want NAME=FROM..TO[:STEP], e.g. login_response_timeout.threshold=1..12`,
 		"=1..2":                                  `"=1..2": want NAME=FROM..TO[:STEP], e.g. login_response_timeout.threshold=1..12`,
-		"gap-threshold=1..3":                     `gap-threshold: a liveness setting acts only under partitions, host crashes and witnesses, which sweep's families do not generate yet (use failsim check --family partition)`,
-		"liveness.failsafe-threshold=1..3":       `liveness.failsafe-threshold: a liveness setting acts only under partitions, host crashes and witnesses, which sweep's families do not generate yet (use failsim check --family partition)`,
-		"threshold=1..3":                         `threshold: want CONDITION.threshold, interval or timeout`,
+		"gap-threshold=0..3":                     `gap-threshold: FROM "0": want an integer from 1 to 1000 (ticks of 10 s)`,
+		"liveness.failsafe-threshold=1..1001":    `liveness.failsafe-threshold: TO "1001": want an integer from 1 to 1000 (ticks of 10 s)`,
+		"gap-threshold=1..3:1s":                  `gap-threshold: STEP "1s": want an integer from 1 to 1000 (ticks of 10 s)`,
+		"liveness.gap=1..3":                      `liveness.gap: unknown condition "liveness" (did you mean ` + statemap.Nearest("liveness") + `?)`,
+		"threshold=1..3":                         `threshold: want CONDITION.threshold, interval, timeout, gap-threshold or failsafe-threshold`,
 		"login_respons_timeout.threshold=1..3":   `login_respons_timeout.threshold: unknown condition "login_respons_timeout" (did you mean login_response_timeout?)`,
 		"ok.threshold=1..3":                      `ok.threshold: ok is fixed: it deletes alarms and has no threshold to vary`,
 		"socket_io_error.action=1..3":            `socket_io_error.action: only a condition's threshold can be varied: its action is a choice, not a range`,
@@ -77,16 +82,13 @@ func TestParseVaryErrors(t *testing.T) {
 			t.Errorf("ParseVary(%q): %v\nwant %s", in, err, want)
 		}
 	}
-	if _, err := ParseVary("gap-threshold=1..2"); !errors.Is(err, ErrNeedsGroupModel) {
-		t.Errorf("a liveness setting: %v, want ErrNeedsGroupModel", err)
-	}
 }
 
 // FuzzParseVary: no input makes ParseVary panic, and what it accepts is a sorted, bounded axis
 // whose canonical form reads back the same.
 func FuzzParseVary(f *testing.F) {
 	for _, s := range []string{"login_response_timeout.threshold=1..12", "interval=1s..5s:1s", "timeout=1ms..24h:1h",
-		"socket_io_error.threshold=-1..100000000:1000000", "x=..:", "gap-threshold=1..2", "a.b=1..2:3"} {
+		"socket_io_error.threshold=-1..100000000:1000000", "x=..:", "gap-threshold=1..2", "liveness.failsafe-threshold=1..1000:7", "a.b=1..2:3"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -3,7 +3,9 @@ package sweep
 import (
 	"time"
 
+	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/group"
 	"github.com/failsim/failsim/repl"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/timeline"
@@ -22,20 +24,56 @@ type outcome struct {
 	at          time.Duration
 	unavailable time.Duration
 	lost        int64
+	splitBrain  time.Duration // two or more nodes writable at once, in all (cluster.SplitBrain)
+	// With group set (partition traces): the time some primary view's copy of the cluster's
+	// state named no master in service, in all, and whether one named none at the end.
+	noWriter      time.Duration
+	noWriterAtEnd bool
 }
 
 // watch is the observer of one replay: when the first node, the master, is first fenced, and
 // the replication model's summary when the trace has a workload.
 type watch struct {
-	out outcome
+	out  outcome
+	open bool          // a split-brain window is open
+	from time.Duration // since when
+
+	// group: look at the primary views at every instant (partition traces only: the looking
+	// costs a little at every instant).
+	group   bool
+	nodes   int
+	primary []group.Set   // the primary views the group last told
+	lacking bool          // at the last instant looked at, a primary view had no writer
+	last    time.Duration // that instant
 }
 
 // replay replays tl under s and returns what it says.
 func (w *watch) replay(tl *timeline.Timeline, s Setting) outcome {
-	w.out = outcome{at: -1}
+	w.out, w.open = outcome{at: -1}, false
+	if w.group {
+		var all group.Set // the primary view at the start: every member
+		for m := range len(tl.Nodes) + len(tl.Witnesses) {
+			all = all.With(m)
+		}
+		w.nodes, w.primary, w.lacking, w.last = len(tl.Nodes), append(w.primary[:0], all), false, 0
+	}
 	t := *tl
 	t.Interval, t.Timeout = s.Interval, s.Timeout
+	if s.Gap > 0 {
+		t.GapThreshold = s.Gap
+	}
+	if s.Failsafe > 0 {
+		t.FailsafeThreshold = s.Failsafe
+	}
 	sim.Replay(&t, s.Map, w)
+	if w.open {
+		// A window still open at the end counts up to the end.
+		w.out.splitBrain += max(t.End-w.from, 0)
+	}
+	if w.group && w.lacking {
+		w.out.noWriter += max(t.End-w.last, 0)
+		w.out.noWriterAtEnd = true
+	}
 	return w.out
 }
 
@@ -43,6 +81,21 @@ func (w *watch) replay(tl *timeline.Timeline, s Setting) outcome {
 func (w *watch) Event(ev fence.Event) {
 	if f, ok := ev.(repl.Final); ok && f.Workload {
 		w.out.unavailable, w.out.lost = f.Summary.Unavailable, f.Summary.Lost
+		return
+	}
+	if gs, ok := ev.(*cluster.GroupState); ok {
+		if w.group {
+			w.primary = append(w.primary[:0], gs.Primary...)
+		}
+		return
+	}
+	if sb, ok := ev.(*cluster.SplitBrain); ok {
+		if sb.Open {
+			w.open, w.from = true, sb.At
+		} else {
+			w.open = false
+			w.out.splitBrain += sb.At - sb.From
+		}
 		return
 	}
 	if w.out.at >= 0 {
@@ -66,5 +119,27 @@ func (w *watch) fenced(at time.Duration, node int) {
 	}
 }
 
-// Instant implements drive.Observer.
-func (w *watch) Instant(time.Duration, *fence.Engine) {}
+// Instant implements drive.Observer: with group set, it counts the time since the last instant
+// if a primary view lacked a writer then, and looks again.
+func (w *watch) Instant(at time.Duration, e *fence.Engine) {
+	if !w.group {
+		return
+	}
+	if w.lacking {
+		w.out.noWriter += at - w.last
+	}
+	w.last, w.lacking = at, false
+	for _, v := range w.primary {
+		writer := false
+		for i := range v.All() {
+			if i < w.nodes && e.MasterOf(i) >= 0 {
+				writer = true
+				break
+			}
+		}
+		if !writer {
+			w.lacking = true
+			return
+		}
+	}
+}

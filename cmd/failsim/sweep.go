@@ -66,7 +66,10 @@ func (m *Main) sweepCmd() *cobra.Command {
 		Long: `Vary statemap thresholds and the checker's interval and timeout over a grid, replay one set of
 generated traces at every point, and measure the trade: the false-failover rate on benign
 traces against the time to fence a dead master on fatal ones, and which incidents change
-verdict. With --workload every trace also gets writes and replication (as failsim check
+verdict. With --family partition it replays check's partition traces (witnesses, partitions,
+host crashes) and measures split brain per trace (two or more nodes writable at once): the
+share of traces with a window and its p50, p95 and max; only there do the group's
+gap-threshold and failsafe-threshold act, so only there may they be varied. With --workload every trace also gets writes and replication (as failsim check
 --workload), and each point measures the client's view: the unavailable time per trace
 (p50, p95, max) and the acknowledged writes lost (in all, and the p95 of one trace). Writes
 sweep.csv, sweep.json, sweep.svg and sweep.png in --out; with --shard, one share of the
@@ -75,11 +78,11 @@ grid for 'failsim merge'. Exit 0 when the sweep ran, 2 for bad input.`,
 		RunE:        func(c *cobra.Command, args []string) error { return m.runSweep(c.Context(), &o, args) },
 	}
 	f := c.Flags()
-	f.Var(&o.vary, "vary", "what to vary, `NAME=FROM..TO[:STEP]`: CONDITION.threshold, interval or timeout (durations with units), at most twice")
+	f.Var(&o.vary, "vary", "what to vary, `NAME=FROM..TO[:STEP]`: CONDITION.threshold, interval or timeout (durations with units), gap-threshold or failsafe-threshold (ticks; --family partition), at most twice")
 	markRequired(f, "vary")
 	statemapVar(c, &o.statemap, "the statemap in force, `FILE`, whose thresholds the grid varies (default: the shipped defaults)")
-	f.StringVar(&o.family, "family", "all", "trace `FAMILY`: benign (false failovers), fatal (time to fence), or all: both")
-	complete(c, "family", "benign", "fatal", "all")
+	f.StringVar(&o.family, "family", "all", "trace `FAMILY`: benign (false failovers), fatal (time to fence), all: both, or partition (split brain; the only one where gap-threshold and failsafe-threshold act)")
+	complete(c, "family", "benign", "fatal", "all", "partition")
 	f.IntVar(&o.traces, "traces", 2000, "`N` traces per family, generated once and replayed at every point")
 	f.Uint64Var(&o.seed, "seed", 1, "random seed `S`: the same seed gives the same traces and results")
 	f.IntVar(&o.nodes, "nodes", check.DefaultShape().Nodes, "cluster size `N` of each trace; the first node is the master")
@@ -121,8 +124,15 @@ func (m *Main) runSweep(ctx context.Context, o *sweepFlags, args []string) error
 		cfg.Benign = o.traces
 	case "fatal":
 		cfg.Fatal = o.traces
+	case "partition":
+		cfg.Partition = o.traces
 	default:
-		return usageErr(fmt.Errorf("--family %q: want benign, fatal or all", o.family), "a sweep measures false failovers on benign traces and the time to fence on fatal ones")
+		return usageErr(fmt.Errorf("--family %q: want benign, fatal, all or partition", o.family), "a sweep measures false failovers on benign traces, the time to fence on fatal ones and split brain on partition ones")
+	}
+	for _, a := range o.vary {
+		if a.Liveness() && cfg.Partition == 0 {
+			return usageErr(fmt.Errorf("--vary %s with --family %s: %w", a.Name, o.family, sweep.ErrNeedsPartitions), "vary it with --family partition")
+		}
 	}
 	if o.traces < 1 {
 		return usageErr(fmt.Errorf("--traces %d: want at least 1", o.traces), "")
@@ -219,6 +229,8 @@ func sweepErr(ctx context.Context, err error) error {
 		hint = "vary a condition the statemap in force fences (action fail, threshold >= 0), or use --family benign"
 	case errors.Is(err, sweep.ErrTooBig):
 		hint = "give fewer --traces, or a larger STEP in --vary"
+	case errors.Is(err, sweep.ErrNeedsPartitions):
+		hint = "vary it with --family partition"
 	case errors.Is(err, sweep.ErrTooLong):
 		hint = "give a longer --length, or a smaller range"
 	}
