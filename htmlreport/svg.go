@@ -215,25 +215,24 @@ func (c *chart) clusterRows() {
 		}
 		return names[i]
 	}
-	for k, ch := range r.master {
-		b := until(c, r.master, k)
-		cls := "nm"
-		if ch.V >= 0 {
-			cls = fmt.Sprintf("n%d", ch.V%len(nodePalette))
-		}
-		c.band(ch.At, b, masterY, clusterRowH, cls, fmt.Sprintf("master: %s %s", who(ch.V, "none, the cluster has no master"), c.between(ch.At, b)))
-	}
-	for k, ch := range r.coord {
-		b := until(c, r.coord, k)
-		cls := "nm"
-		if ch.V >= 0 {
-			cls = fmt.Sprintf("n%d", ch.V%len(nodePalette))
-		}
-		c.band(ch.At, b, coordY, clusterRowH, cls, fmt.Sprintf("coordinator: %s %s", who(ch.V, "none, no manager is up"), c.between(ch.At, b)))
-	}
+	c.nodeRow(r.master, masterY, "master", func(i int) string { return who(i, "none, the cluster has no master") })
+	c.nodeRow(r.coord, coordY, "coordinator", func(i int) string { return who(i, "none, no manager is up") })
 	for k, ch := range r.policy {
 		b := until(c, r.policy, k)
 		c.band(ch.At, b, policyY, clusterRowH, fmt.Sprintf("po%d", ch.V), fmt.Sprintf("policy %s %s", ch.V, c.between(ch.At, b)))
+	}
+}
+
+// nodeRow draws a cluster row whose value is a node (or -1 for none): a band a span, in the
+// node's colour, titled "what: name from .. to ..".
+func (c *chart) nodeRow(cs []change[int], y int, what string, name func(int) string) {
+	for k, ch := range cs {
+		b := until(c, cs, k)
+		cls := "nm"
+		if ch.V >= 0 {
+			cls = fmt.Sprintf("n%d", ch.V%len(nodePalette))
+		}
+		c.band(ch.At, b, y, clusterRowH, cls, fmt.Sprintf("%s: %s %s", what, name(ch.V), c.between(ch.At, b)))
 	}
 }
 
