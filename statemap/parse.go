@@ -68,7 +68,7 @@ func Parse(name string, data []byte) (Rules, error) {
 		}
 		c, ok := ParseCondition(condName)
 		if !ok {
-			return nil, &fileline.Error{File: name, Line: line, Err: fmt.Errorf("unknown condition %q (did you mean %s?)", condName, Nearest(strings.ToLower(condName)))}
+			return nil, &fileline.Error{File: name, Line: line, Err: fmt.Errorf("unknown condition %q%s", condName, Hint(strings.ToLower(condName)))}
 		}
 		b := blocks[c]
 		if b == nil {

@@ -9,6 +9,7 @@ package statemap
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -159,15 +160,29 @@ func ParseCondition(s string) (Condition, bool) {
 	return 0, false
 }
 
-// Nearest returns the known condition name closest to s by edit distance, for "did you mean".
-func Nearest(s string) string {
-	best, bestD := "", -1
+// Nearest returns the known condition name closest to s, for "did you mean": within a quarter
+// of its length in edits (at least one), or s a prefix of it (three bytes or more). ok is false
+// when no name is that close: a suggestion for nonsense helps nobody.
+func Nearest(s string) (name string, ok bool) {
+	bestD := -1
 	for _, n := range conditionNames {
-		if d := editDistance(s, n); bestD < 0 || d < bestD {
-			best, bestD = n, d
+		if len(s) > 2 && strings.HasPrefix(n, s) {
+			return n, true
+		}
+		if d := editDistance(s, n); d <= max(1, len(n)/4) && (bestD < 0 || d < bestD) {
+			name, bestD, ok = n, d, true
 		}
 	}
-	return best
+	return name, ok
+}
+
+// Hint is what follows "unknown condition %q" in an error: " (did you mean NAME?)" when a
+// condition is close to s, else where to find the names.
+func Hint(s string) string {
+	if n, ok := Nearest(s); ok {
+		return " (did you mean " + n + "?)"
+	}
+	return " (failsim statemap lists the conditions)"
 }
 
 func editDistance(a, b string) int {

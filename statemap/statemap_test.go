@@ -66,7 +66,7 @@ func TestOverrideFirstThenDefaults(t *testing.T) {
 // Every rejection names the file and line and says what is wrong.
 func TestParseErrors(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
-		{"a.state=online\n", "f.properties:1: unknown condition \"a\" (did you mean ok?)"},
+		{"a.state=online\n", "f.properties:1: unknown condition \"a\" (failsim statemap lists the conditions)"},
 		{"# c\nsocket_io_eror.state=stopped\n", "f.properties:2: unknown condition \"socket_io_eror\" (did you mean socket_io_error?)"},
 		{"socket_io_error.state=stopped\nsocket_io_error.action=fail\n", "f.properties:1: socket_io_error: a block needs all three keys; missing socket_io_error.threshold"},
 		{"mysql_error.state=dead\nmysql_error.threshold=1\nmysql_error.action=fail\n", "f.properties:1: mysql_error.state: unknown state \"dead\": want online, stopped, timeout, suspect or unknown"},
@@ -157,4 +157,18 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestNearest: a typo gets its condition, nonsense gets no suggestion.
+func TestNearest(t *testing.T) {
+	for s, want := range map[string]string{"socket_io_eror": "socket_io_error", "querry_results_timeout": "query_results_timeout", "login_resp": "login_response_timeout", "mysql_eror": "mysql_error"} {
+		if n, ok := Nearest(s); !ok || n != want {
+			t.Errorf("Nearest(%q) = %q, %v; want %s", s, n, ok, want)
+		}
+	}
+	for _, s := range []string{"a", "foo_bar", "liveness", "xyzzy", ""} {
+		if n, ok := Nearest(s); ok {
+			t.Errorf("Nearest(%q) = %q: want no suggestion", s, n)
+		}
+	}
 }

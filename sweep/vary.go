@@ -103,7 +103,7 @@ func ParseVary(s string) (Axis, error) {
 		}
 		c, known := statemap.ParseCondition(cond)
 		if !known {
-			return Axis{}, fmt.Errorf("%s: unknown condition %q (did you mean %s?)", name, cond, statemap.Nearest(cond))
+			return Axis{}, fmt.Errorf("%s: unknown condition %q%s", name, cond, statemap.Hint(cond))
 		}
 		if c == statemap.OK {
 			return Axis{}, fmt.Errorf("%s: ok is fixed: it deletes alarms and has no threshold to vary", name)

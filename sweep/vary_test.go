@@ -55,7 +55,7 @@ func TestParseVaryErrors(t *testing.T) {
 		"gap-threshold=0..3":                     `gap-threshold: FROM "0": want an integer from 1 to 1000 (ticks of 10 s)`,
 		"liveness.failsafe-threshold=1..1001":    `liveness.failsafe-threshold: TO "1001": want an integer from 1 to 1000 (ticks of 10 s)`,
 		"gap-threshold=1..3:1s":                  `gap-threshold: STEP "1s": want an integer from 1 to 1000 (ticks of 10 s)`,
-		"liveness.gap=1..3":                      `liveness.gap: unknown condition "liveness" (did you mean ` + statemap.Nearest("liveness") + `?)`,
+		"liveness.gap=1..3":                      `liveness.gap: unknown condition "liveness" (failsim statemap lists the conditions)`,
 		"threshold=1..3":                         `threshold: want CONDITION.threshold, interval, timeout, gap-threshold or failsafe-threshold`,
 		"login_respons_timeout.threshold=1..3":   `login_respons_timeout.threshold: unknown condition "login_respons_timeout" (did you mean login_response_timeout?)`,
 		"ok.threshold=1..3":                      `ok.threshold: ok is fixed: it deletes alarms and has no threshold to vary`,

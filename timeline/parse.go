@@ -484,7 +484,7 @@ func (p *parser) event(w []string) error {
 			}
 			if f.Kind == fault.Probe {
 				if _, ok := statemap.ParseCondition(f.Condition); !ok {
-					return p.errf("probe: unknown condition %q (did you mean %s?)", f.Condition, statemap.Nearest(f.Condition))
+					return p.errf("probe: unknown condition %q%s", f.Condition, statemap.Hint(f.Condition))
 				}
 			}
 			ev.Kind, ev.Fault = SetFault, f
