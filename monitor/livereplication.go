@@ -68,6 +68,8 @@ type ReplicationAction struct {
 	Node int
 	Kind ReplicationKind
 	Lag  time.Duration // StreamLag and ApplyLag
+	// Input is the timeline's statement it plays (ReplicationActions sets it), nil for none.
+	Input repl.Input
 }
 
 // LiveReplicationConfig is a live run with replication: the engine on real probes, the
@@ -83,6 +85,10 @@ type LiveReplicationConfig struct {
 	Script Script
 	// Replication are the replication actions, in time order.
 	Replication []ReplicationAction
+	// OnAction, when not nil, is told each replication action once it was made, with the error
+	// that stopped it (nil when it was made real). It is called from the run's own goroutine,
+	// concurrently with the observers.
+	OnAction func(a ReplicationAction, err error)
 	// SetLink sets a mode on every replication link of a node (its stream, whatever its source).
 	SetLink func(node int, m proxy.Mode) error
 	// Route says how a replica reaches a source, for repointing.
@@ -252,6 +258,9 @@ func act(ctx context.Context, cfg LiveReplicationConfig, t0 time.Time) []error {
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s at %v: %w", cfg.Nodes[a.Node].Name, a.At, err))
 		}
+		if cfg.OnAction != nil {
+			cfg.OnAction(a, err)
+		}
 	}
 	return errs
 }
@@ -341,7 +350,7 @@ func ReplicationActions(tl *timeline.Timeline, links bool) ([]ReplicationAction,
 			return nil, &fileline.Error{File: tl.File, Line: ev.Line,
 				Err: errors.New("a replication link or lag is made on the proxy that carries the replica's stream: give --links URL, the control API of the proxy with a node REPLICA<-SOURCE for each stream")}
 		}
-		a.At = ev.At
+		a.At, a.Input = ev.At, ev.Input
 		out = append(out, a)
 	}
 	return out, nil

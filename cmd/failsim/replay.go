@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/failsim/failsim/monitor"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/timeline"
 )
@@ -108,13 +109,17 @@ func (m *Main) runReplay(ctx context.Context, c *cobra.Command, o *replayFlags, 
 	}
 	if o.live {
 		srv, err := liveServers(o.mysql, tl)
-		if err == nil && srv.perNode != nil {
-			err = m.runReplayLiveRepl(ctx, c, o, tl, sm, srv.perNode, f, log)
-		} else if err == nil {
-			err = liveReplOnly(c, tl)
+		if werr := monitor.WireOnly(tl); werr != nil {
+			err = usageErr(werr, wireOnlyHint)
 		}
-		if err == nil && srv.perNode == nil {
-			err = m.runReplayLive(ctx, path, tl, sm, withPassword(srv.single, passwordEnv), o.speed, f, log, o.report)
+		switch {
+		case err != nil:
+		case srv.perNode != nil:
+			err = m.runReplayLiveRepl(ctx, c, o, tl, sm, srv.perNode, f, log)
+		default:
+			if err = liveReplOnly(c, tl); err == nil {
+				err = m.runReplayLive(ctx, path, tl, sm, withPassword(srv.single, passwordEnv), o.speed, f, log, o.report)
+			}
 		}
 		if err != nil && ctx.Err() != nil {
 			return interrupted(ctx, "live replay")

@@ -146,9 +146,6 @@ func (u liveUser) dsn(base *mysql.Config, addr string) string {
 // real. It prints the live events, then the decisions and the client's view, simulated
 // against live, and the verdict: agree (exit 0) or differ (exit 1).
 func (m *Main) runReplayLiveRepl(ctx context.Context, c *cobra.Command, o *replayFlags, tl *timeline.Timeline, sm *statemap.Map, dsns []string, f report.Format, log zerolog.Logger) error {
-	if err := monitor.WireOnly(tl); err != nil {
-		return usageErr(err, "replay it without --live, or use a wire fault (failsim faults lists them)")
-	}
 	r := tl.Repl
 	if !r.Workload {
 		return usageErr(&fileline.Error{File: tl.File, Line: monitor.ReplLine(tl),
@@ -317,6 +314,11 @@ func (m *Main) runReplayLiveRepl(ctx context.Context, c *cobra.Command, o *repla
 	simulated, predicted := simulateRepl(tl, sm)
 	out := newLivePrinter(m.Stdout, f, tl.Start, names)
 	lcfg.Config.Observers = []drive.Observer{out}
+	lcfg.OnAction = func(a monitor.ReplicationAction, err error) {
+		if err == nil && a.Input != nil {
+			out.Event(repl.Applied{At: a.At, Input: a.Input})
+		}
+	}
 	if f == report.Text {
 		fmt.Fprintf(m.Stdout, "live replay of %s at 1x on %d servers, %d writes every %v with a %v deadline: %s\n", tl.File, len(dsns), r.Config.Rate.Writes, r.Config.Rate.Per, r.Config.Deadline, tl.End)
 	}
