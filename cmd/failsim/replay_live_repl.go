@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strings"
@@ -329,40 +330,73 @@ func (m *Main) runReplayLiveRepl(ctx context.Context, c *cobra.Command, o *repla
 	lines, decisionsOK := monitor.Compare(tl.Start, simulated, res.Decisions)
 	live := res.Writes.Summary()
 	client, clientOK := monitor.CompareReplication(tl.Start, predicted, live, int64(len(res.Lost)), r.Config.Rate, r.Config.Deadline)
+	// A promotion or a replication action that failed, or a fault not set, makes the live run
+	// another run than the timeline's: it cannot agree.
 	var notes []string
+	made := injectErr == nil && len(res.Errors) == 0
 	for _, p := range res.Promotions {
 		notes = append(notes, promotionNote(tl.Start, names, p))
+		made = made && p.Err == nil
 	}
 	for _, e := range append(res.Errors, injectErr) {
 		if e != nil {
-			notes = append(notes, "error: "+e.Error())
+			notes = append(notes, "not made real: "+e.Error())
 		}
 	}
-	ok := decisionsOK && clientOK && injectErr == nil
-	if f == report.JSON {
-		b, _ := json.Marshal(map[string]any{"live_summary": map[string]any{"file": tl.File, "speed": 1, "servers": len(dsns),
-			"agree": ok, "decisions": lines, "client": client, "notes": notes,
-			"simulated": availabilityJSON(predicted, predicted.Lost), "live": availabilityJSON(live, int64(len(res.Lost)))}})
-		fmt.Fprintf(m.Stdout, "%s\n", b)
-	} else {
-		fmt.Fprintf(m.Stdout, "\ndecisions, simulated against live (within one tick):\n  %s\n", strings.Join(lines, "\n  "))
-		fmt.Fprintf(m.Stdout, "\nthe client's view, simulated against live (lost writes within one deadline's worth, the longest outage within one tick):\n  %s\n", strings.Join(client, "\n  "))
-		if len(notes) > 0 {
-			fmt.Fprintf(m.Stdout, "\n%s\n", strings.Join(notes, "\n"))
-		}
-		if ok {
-			fmt.Fprintln(m.Stdout, "verdict: agree")
-		} else {
-			fmt.Fprintln(m.Stdout, "verdict: differ")
-		}
+	outcome := liveReplOutcome{file: tl.File, servers: len(dsns), decisions: lines, client: client, notes: notes,
+		agree: decisionsOK && clientOK && made,
+		simulated: predicted, live: live, liveLost: int64(len(res.Lost))}
+	if err := outcome.write(m.Stdout, f); err != nil {
+		return err
 	}
 	if out.err != nil {
 		return out.err
 	}
-	if !ok {
+	if !outcome.agree {
 		return failedErr()
 	}
 	return nil
+}
+
+// liveReplOutcome is what a live replay with a workload prints after its live events.
+type liveReplOutcome struct {
+	file      string
+	servers   int
+	decisions []string // monitor.Compare's lines
+	client    []string // monitor.CompareReplication's lines
+	notes     []string // the promotions and what could not be made real
+	agree     bool
+	simulated repl.Summary
+	live      repl.Summary
+	liveLost  int64
+}
+
+// write prints o: in text the decisions, the client's view and the notes, then the verdict;
+// in JSON one {"live_summary": {...}} object.
+func (o liveReplOutcome) write(w io.Writer, f report.Format) error {
+	if f == report.JSON {
+		b, err := json.Marshal(map[string]any{"live_summary": map[string]any{"file": o.file, "speed": 1, "servers": o.servers,
+			"agree": o.agree, "decisions": o.decisions, "client": o.client, "notes": o.notes,
+			"simulated": availabilityJSON(o.simulated, o.simulated.Lost), "live": availabilityJSON(o.live, o.liveLost)}})
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(w, "%s\n", b)
+		return err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\ndecisions, simulated against live (within one tick):\n  %s\n", strings.Join(o.decisions, "\n  "))
+	fmt.Fprintf(&b, "\nthe client's view, simulated against live (lost writes within one deadline's worth, the longest outage within one tick):\n  %s\n", strings.Join(o.client, "\n  "))
+	if len(o.notes) > 0 {
+		fmt.Fprintf(&b, "\n%s\n", strings.Join(o.notes, "\n"))
+	}
+	if o.agree {
+		b.WriteString("verdict: agree\n")
+	} else {
+		b.WriteString("verdict: differ\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // ledgerTable is the table the writer inserts one row into per write.

@@ -1,9 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/failsim/failsim/monitor"
+	"github.com/failsim/failsim/repl"
+	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/timeline"
 )
 
@@ -50,4 +56,63 @@ func FuzzLiveServers(f *testing.F) {
 			t.Fatalf("liveServers(%q) = %+v with no error: want a DSN for each of %d nodes", values, got, len(tl.Nodes))
 		}
 	})
+}
+
+// The outcome of a live replay with a workload, in text and in JSON: the same lines, the
+// client's figures of both sides, and the verdict.
+func TestLiveReplOutcome(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	sim := repl.Summary{Offered: 1501, Acknowledged: 1401, Failed: 100, Unavailable: 2 * time.Second, Lost: 150,
+		Outage: repl.Outage{From: 7 * time.Second, To: 9 * time.Second}}
+	live := repl.Summary{Offered: 1501, Acknowledged: 1397, Failed: 104, Unavailable: 2080 * time.Millisecond,
+		Outage: repl.Outage{From: 7020 * time.Millisecond, To: 9100 * time.Millisecond}}
+	rate := repl.PerSecond(50)
+	client, ok := monitor.CompareReplication(start, sim, live, 150, rate, 2*time.Second)
+	if !ok {
+		t.Fatalf("CompareReplication: %q", client)
+	}
+	o := liveReplOutcome{file: "w.timeline", servers: 3, decisions: []string{"agree   00:00:09 failover db1 -> db3 (live +0.0s)"},
+		client: client, notes: []string{"live promotion at 00:00:09: db1 -> db3, writable 40ms after the failover was told; db2 repointed"},
+		agree: true, simulated: sim, live: live, liveLost: 150}
+	var text bytes.Buffer
+	if err := o.write(&text, report.Text); err != nil {
+		t.Fatal(err)
+	}
+	want := `
+decisions, simulated against live (within one tick):
+  agree   00:00:09 failover db1 -> db3 (live +0.0s)
+
+the client's view, simulated against live (lost writes within one deadline's worth, the longest outage within one tick):
+  simulated  offered 1501, acknowledged 1401, failed 100, lost 150; longest outage 2s (00:00:07 to 00:00:09); unavailable 2s
+  live       offered 1501, acknowledged 1397, failed 104, lost 150; longest outage 2.08s (00:00:07.020 to 00:00:09.100); unavailable 2.08s
+  agree   lost writes: live 150, simulated 150 (within 100, one deadline's worth)
+  agree   longest outage: live 2.08s, simulated 2s (within one tick)
+
+live promotion at 00:00:09: db1 -> db3, writable 40ms after the failover was told; db2 repointed
+verdict: agree
+`
+	if text.String() != want {
+		t.Errorf("text:\n%s\nwant:\n%s", text.String(), want)
+	}
+	var js bytes.Buffer
+	o.agree = false
+	if err := o.write(&js, report.JSON); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Summary struct {
+			File            string
+			Agree           bool
+			Client          []string
+			Simulated, Live map[string]float64
+		} `json:"live_summary"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &got); err != nil {
+		t.Fatalf("%v: %s", err, js.String())
+	}
+	s := got.Summary
+	if s.File != "w.timeline" || s.Agree || len(s.Client) != 4 || s.Simulated["lost"] != 150 || s.Live["failed"] != 104 ||
+		s.Live["longest_outage_s"] != 2.08 || s.Simulated["unavailable_s"] != 2 {
+		t.Errorf("json: %s", js.String())
+	}
 }
