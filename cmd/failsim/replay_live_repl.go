@@ -344,7 +344,7 @@ func (m *Main) runReplayLiveRepl(ctx context.Context, c *cobra.Command, o *repla
 		}
 	}
 	outcome := liveReplOutcome{file: tl.File, servers: len(dsns), decisions: lines, client: client, notes: notes,
-		agree: decisionsOK && clientOK && made,
+		agree:     decisionsOK && clientOK && made,
 		simulated: predicted, live: live, liveLost: int64(len(res.Lost))}
 	if err := outcome.write(m.Stdout, f); err != nil {
 		return err
