@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -134,7 +135,49 @@ func TestReplayLiveWorkload(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+
+	// Then db3 and db2, db2's stream flowing, in JSON: db3 refused, db2 promoted, nothing lost.
+	path = filepath.Join(t.TempDir(), "flowing.timeline")
+	if err := os.WriteFile(path, []byte(liveFlowingTimeline), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args = []string{"replay", "--live", "--format", "json", "--admin", mariadb.AdminUser, "--writer", mariadb.WriterUser, "--links", url,
+		"--mysql", fmt.Sprintf("db3=%s@tcp(%s)/", c.Servers[2].User, c.Servers[2].Addr),
+		"--mysql", fmt.Sprintf("db2=%s@tcp(%s)/", c.Servers[1].User, c.Servers[1].Addr), path}
+	stdout.Reset()
+	stderr.Reset()
+	code = m.Exit(ctx, args)
+	t.Logf("stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	if code != 0 {
+		t.Fatalf("exit %d, want 0 (agree)", code)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	var got struct {
+		Summary struct {
+			Agree           bool
+			Decisions       []string
+			Simulated, Live map[string]float64
+		} `json:"live_summary"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &got); err != nil {
+		t.Fatalf("the last line is no live_summary: %v", err)
+	}
+	s := got.Summary
+	if !s.Agree || len(s.Decisions) != 1 || !strings.Contains(s.Decisions[0], "failover db3 -> db2") {
+		t.Errorf("live_summary: agree %v, decisions %q; want agree and one failover db3 -> db2", s.Agree, s.Decisions)
+	}
+	if s.Simulated["lost"] != 0 || s.Live["lost"] != 0 || s.Simulated["offered"] != 751 || s.Live["offered"] < 750 {
+		t.Errorf("live_summary: simulated %v, live %v; want nothing lost of about 751 writes", s.Simulated, s.Live)
+	}
 }
+
+// liveFlowingTimeline follows liveReplTimeline on the same servers: db3 the master, db2 its
+// replica with its stream flowing; db3 refused at 5 s. db2 is promoted and nothing is lost.
+const liveFlowingTimeline = `cluster db3:master db2:replica
+workload writes=50/s deadline=2s
+00:00:05 db3 refuse
+00:00:15 cluster end
+`
 
 // rootPool opens a root pool on server i of c, closed when t ends.
 func rootPool(t *testing.T, c *mariadb.Cluster, i int) *sql.DB {
