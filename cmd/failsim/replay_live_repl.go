@@ -10,6 +10,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -154,9 +155,6 @@ func (m *Main) runReplayLiveRepl(ctx context.Context, c *cobra.Command, o *repla
 	}
 	if c.Flags().Changed("speed") && o.speed != 1 {
 		return usageErr(fmt.Errorf("--speed %v: a timeline with a workload plays live at speed 1 only (the write rate is never scaled); %s:%d", o.speed, tl.File, r.WorkloadLine), "leave --speed out")
-	}
-	if o.report != "" {
-		return usageErr(errors.New("--report: not yet for a live replay with a workload"), "failsim report FILE draws the simulated run")
 	}
 	acts, err := monitor.ReplicationActions(tl, o.links != "")
 	if err != nil {
@@ -314,10 +312,23 @@ func (m *Main) runReplayLiveRepl(ctx context.Context, c *cobra.Command, o *repla
 
 	simulated, predicted := simulateRepl(tl, sm)
 	out := newLivePrinter(m.Stdout, f, tl.Start, names)
-	lcfg.Config.Observers = []drive.Observer{out}
+	// The replication actions are told from their own goroutine, the runtime's events from its
+	// loop: one lock keeps the observers' order.
+	obs := &lockedObservers{obs: []drive.Observer{out}}
+	var run *reportRun
+	if o.report != "" {
+		run = newReportRun(tl, sm)
+		obs.obs = append(obs.obs, run.observers()...)
+		lcfg.Config.OnProbe = func(at time.Duration, node int, res monitor.Result) {
+			obs.mu.Lock()
+			defer obs.mu.Unlock()
+			run.rec.Counted(at, node, res.Condition)
+		}
+	}
+	lcfg.Config.Observers = []drive.Observer{obs}
 	lcfg.OnAction = func(a monitor.ReplicationAction, err error) {
 		if err == nil && a.Input != nil {
-			out.Event(repl.Applied{At: a.At, Input: a.Input})
+			obs.Event(repl.Applied{At: a.At, Input: a.Input})
 		}
 	}
 	if f == report.Text {
@@ -343,6 +354,25 @@ func (m *Main) runReplayLiveRepl(ctx context.Context, c *cobra.Command, o *repla
 			notes = append(notes, "not made real: "+e.Error())
 		}
 	}
+	if run != nil {
+		// The report's writes row is the live client's view; what was lost is the ledger's.
+		fin := live
+		fin.Lost = int64(len(res.Lost))
+		if len(res.Promotions) == 1 && len(res.Lost) > 0 {
+			p := res.Promotions[0]
+			fin.Losses = []repl.Loss{{At: p.At, Cause: repl.LostAtFailover, Master: p.From, Keeper: p.To, Count: fin.Lost,
+				First: res.Lost[0], Last: res.Lost[len(res.Lost)-1]}}
+		}
+		obs.Event(repl.Final{At: tl.End, Config: r.Config, Summary: fin, Workload: true})
+		run.extra = "decisions, simulated against live (within one tick):\n  " + strings.Join(lines, "\n  ") +
+			"\n\nthe client's view, simulated against live (the writes row above is the live one; lost writes are ledger ids):\n  " + strings.Join(client, "\n  ")
+		if len(notes) > 0 {
+			run.extra += "\n\n" + strings.Join(notes, "\n")
+		}
+		if err := m.writeReport(o.report, "html", run); err != nil {
+			return err
+		}
+	}
 	outcome := liveReplOutcome{file: tl.File, servers: len(dsns), decisions: lines, client: client, notes: notes,
 		agree:     decisionsOK && clientOK && made,
 		simulated: predicted, live: live, liveLost: int64(len(res.Lost))}
@@ -356,6 +386,28 @@ func (m *Main) runReplayLiveRepl(ctx context.Context, c *cobra.Command, o *repla
 		return failedErr()
 	}
 	return nil
+}
+
+// lockedObservers tells its observers every event and instant under one lock.
+type lockedObservers struct {
+	mu  sync.Mutex
+	obs []drive.Observer
+}
+
+func (l *lockedObservers) Instant(at time.Duration, e *fence.Engine) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, o := range l.obs {
+		o.Instant(at, e)
+	}
+}
+
+func (l *lockedObservers) Event(ev fence.Event) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, o := range l.obs {
+		o.Event(ev)
+	}
 }
 
 // liveReplOutcome is what a live replay with a workload prints after its live events.

@@ -141,7 +141,8 @@ func TestReplayLiveWorkload(t *testing.T) {
 	if err := os.WriteFile(path, []byte(liveFlowingTimeline), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	args = []string{"replay", "--live", "--format", "json", "--admin", mariadb.AdminUser, "--writer", mariadb.WriterUser, "--links", url,
+	page := filepath.Join(t.TempDir(), "live.html")
+	args = []string{"replay", "--live", "--format", "json", "--report", page, "--admin", mariadb.AdminUser, "--writer", mariadb.WriterUser, "--links", url,
 		"--mysql", fmt.Sprintf("db3=%s@tcp(%s)/", c.Servers[2].User, c.Servers[2].Addr),
 		"--mysql", fmt.Sprintf("db2=%s@tcp(%s)/", c.Servers[1].User, c.Servers[1].Addr), path}
 	stdout.Reset()
@@ -168,6 +169,16 @@ func TestReplayLiveWorkload(t *testing.T) {
 	}
 	if s.Simulated["lost"] != 0 || s.Live["lost"] != 0 || s.Simulated["offered"] != 751 || s.Live["offered"] < 750 {
 		t.Errorf("live_summary: simulated %v, live %v; want nothing lost of about 751 writes", s.Simulated, s.Live)
+	}
+	// The report draws the live run, its writes row the live client's view.
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"LONGEST OUTAGE: writes failed", "the client&#39;s view, simulated against live", "db3 FAILOVER"} {
+		if !bytes.Contains(html, []byte(want)) {
+			t.Errorf("the report has no %q", want)
+		}
 	}
 }
 
