@@ -164,6 +164,9 @@ func TestReplayLiveWorkload(t *testing.T) {
 		t.Fatalf("the last line is no live_summary: %v", err)
 	}
 	s := got.Summary
+	if !strings.Contains(stdout.String(), `"text":"db2 replicator start"`) {
+		t.Error("no live event db2 replicator start")
+	}
 	if !s.Agree || len(s.Decisions) != 1 || !strings.Contains(s.Decisions[0], "failover db3 -> db2") {
 		t.Errorf("live_summary: agree %v, decisions %q; want agree and one failover db3 -> db2", s.Agree, s.Decisions)
 	}
@@ -183,9 +186,12 @@ func TestReplayLiveWorkload(t *testing.T) {
 }
 
 // liveFlowingTimeline follows liveReplTimeline on the same servers: db3 the master, db2 its
-// replica with its stream flowing; db3 refused at 5 s. db2 is promoted and nothing is lost.
+// replica with its stream flowing, its replicator stopped for a second (STOP/START SLAVE, as
+// the admin); db3 refused at 5 s. db2 is promoted and nothing is lost.
 const liveFlowingTimeline = `cluster db3:master db2:replica
 workload writes=50/s deadline=2s
+00:00:01 db2 replicator stop
+00:00:02 db2 replicator start
 00:00:05 db3 refuse
 00:00:15 cluster end
 `
