@@ -2,11 +2,16 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/failsim/failsim/internal/embedded"
 	"github.com/failsim/failsim/monitor"
 	"github.com/failsim/failsim/repl"
 	"github.com/failsim/failsim/report"
@@ -114,5 +119,44 @@ verdict: agree
 	if s.File != "w.timeline" || s.Agree || len(s.Client) != 4 || s.Simulated["lost"] != 150 || s.Live["failed"] != 104 ||
 		s.Live["longest_outage_s"] != 2.08 || s.Simulated["unavailable_s"] != 2 {
 		t.Errorf("json: %s", js.String())
+	}
+}
+
+// Before a live run with a workload every user logs in to every server, and the master's
+// ledger is read: a user that cannot log in, or a server with no ledger, is exit 2 naming the
+// node, with no password in the message. The in-process server stands in for the servers: its
+// probe user logs in; it has no failsim.ledger.
+func TestReplayLiveWorkloadPreflight(t *testing.T) {
+	srv, err := embedded.Start(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	path := filepath.Join(t.TempDir(), "w.timeline")
+	if err := os.WriteFile(path, []byte("cluster db1:master db2:replica\nworkload writes=5/s\n00:00:01 db1 refuse\n00:00:10 cluster end\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(passwordEnv, srv.Password)
+	t.Setenv(writerPasswordEnv, srv.Password)
+	dsn := embedded.ProbeUser + "@tcp(" + srv.Addr + ")/"
+	for _, c := range []struct {
+		admin, adminPassword, err, hint string
+	}{
+		{"nobody", "n0t-the-password", `^failsim: error: --admin nobody on db1 \(127\.0\.0\.1:\d+\): Error \d+ .+$`, "its password comes from FAILSIM_ADMIN_PASSWORD"},
+		{embedded.ProbeUser, srv.Password, `^failsim: error: the ledger on db1, the master: Error 1146 .*ledger$`,
+			"create failsim.ledger (id BIGINT PRIMARY KEY) on the master, and grant the probe user SELECT and --writer INSERT on it"},
+	} {
+		t.Setenv(adminPasswordEnv, c.adminPassword)
+		var stdout, stderr bytes.Buffer
+		m := &Main{Stdin: bytes.NewReader(nil), Stdout: &stdout, Stderr: &stderr}
+		code := m.Exit(context.Background(), []string{"replay", "--live", "--admin", c.admin, "--writer", embedded.ProbeUser,
+			"--mysql", "db1=" + dsn, "--mysql", "db2=" + dsn, path})
+		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+		if code != 2 || len(lines) != 2 || !regexp.MustCompile(c.err).MatchString(lines[0]) || lines[1] != "failsim: hint: "+c.hint {
+			t.Errorf("--admin %s: exit %d, stderr:\n%s\nwant exit 2, %s and the hint %q", c.admin, code, stderr.String(), c.err, c.hint)
+		}
+		if strings.Contains(stderr.String(), srv.Password) || strings.Contains(stderr.String(), c.adminPassword) || stdout.Len() > 0 {
+			t.Errorf("a password in the message, or output on stdout:\n%s%s", stderr.String(), stdout.String())
+		}
 	}
 }
