@@ -84,7 +84,7 @@ func TestReplayLiveWorkload(t *testing.T) {
 		`(?m)^  simulated  offered 1501, acknowledged 1401, failed 100, lost 150; longest outage 2s \(00:00:07 to 00:00:09\); unavailable 2s$`,
 		`(?m)^  live       offered 150[01], acknowledged \d+, failed \d+, lost \d+; longest outage .*$`,
 		`(?m)^  agree   longest outage: live .*, simulated 2s \(within one tick\)$`,
-		`(?m)^live promotion at 00:00:\d\d: db1 -> db3, writable \d+ms after the failover was told; (db1 not set read_only \(.*\); )?db2 repointed$`,
+		`(?m)^live promotion at 00:00:\d\d: db1 -> db3, writable [\d.]+m?s after the failover was told; (db1 not set read_only \(.*\); )?db2 repointed$`,
 		`(?m)^verdict: agree$`,
 	} {
 		if !regexp.MustCompile(want).MatchString(out) {
