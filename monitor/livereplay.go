@@ -40,27 +40,15 @@ type LiveConfig struct {
 	OnProbe func(at time.Duration, node int, c statemap.Condition)
 }
 
-// WireOnly checks that every fault of tl can be made real by a proxy, that tl has no workload or
-// replication statement (the live replay does not play them), and that tl needs no managers'
-// group (a witness, a liveness setting, a partition, a host event: the live runtime runs
-// none); the error names the first that cannot, with its line (of the replication and the
-// group, the earlier).
+// WireOnly checks that every fault of tl can be made real by a proxy and that tl needs no
+// managers' group (a witness, a liveness setting, a partition, a host event: the live runtime
+// runs none); the error names the first that cannot, with its line. A workload and replication
+// statements pass: LiveReplication plays them (ReplicationActions checks them), LiveReplay does
+// not.
 func WireOnly(tl *timeline.Timeline) error {
-	var simOnly *fileline.Error
-	if r := tl.Repl; r != nil {
-		line := r.WorkloadLine
-		if !r.Workload && len(r.Events) > 0 {
-			line = r.Events[0].Line
-		}
-		simOnly = &fileline.Error{File: tl.File, Line: line,
-			Err: errors.New("workload and replication statements are played by the simulator only: the live replay does not make writes, lags or replication links yet")}
-	}
-	if tl.Group > 0 && (simOnly == nil || tl.Group < simOnly.Line) {
-		simOnly = &fileline.Error{File: tl.File, Line: tl.Group,
+	if tl.Group > 0 {
+		return &fileline.Error{File: tl.File, Line: tl.Group,
 			Err: errors.New("witnesses, liveness settings, partitions and host events exist only in the simulator: the live replay runs no managers' group")}
-	}
-	if simOnly != nil {
-		return simOnly
 	}
 	for _, ev := range tl.Events {
 		if ev.Kind == drive.SetFault && !ev.Fault.Kind.Wire() {
@@ -71,6 +59,20 @@ func WireOnly(tl *timeline.Timeline) error {
 	return nil
 }
 
+// ReplLine is the line of tl's first workload or replication statement that a live run must
+// play: the workload's, or the first replication event's when there is no workload; 0 when tl
+// says nothing of replication.
+func ReplLine(tl *timeline.Timeline) int {
+	r := tl.Repl
+	if r == nil {
+		return 0
+	}
+	if !r.Workload && len(r.Events) > 0 {
+		return r.Events[0].Line
+	}
+	return r.WorkloadLine
+}
+
 // LiveReplay plays tl live: one proxy per node on 127.0.0.1 in front of the real server,
 // the timeline's faults set on the proxies at their (compressed) times, real checkers probing
 // through the proxies, the runtime deciding. It returns the live decisions.
@@ -78,6 +80,10 @@ func LiveReplay(ctx context.Context, cfg LiveConfig) ([]Decision, error) {
 	tl := cfg.Timeline
 	if err := WireOnly(tl); err != nil {
 		return nil, err
+	}
+	if line := ReplLine(tl); line > 0 {
+		return nil, &fileline.Error{File: tl.File, Line: line,
+			Err: errors.New("a workload and replication statements need a real server for each node: LiveReplication plays them, LiveReplay does not")}
 	}
 	speed := cfg.Speed
 	if speed <= 0 {

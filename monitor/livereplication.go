@@ -12,9 +12,11 @@ import (
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/fileline"
 	"github.com/failsim/failsim/proxy"
 	"github.com/failsim/failsim/repl"
 	"github.com/failsim/failsim/replica"
+	"github.com/failsim/failsim/timeline"
 	"github.com/failsim/failsim/writer"
 )
 
@@ -66,6 +68,8 @@ type ReplicationAction struct {
 	Node int
 	Kind ReplicationKind
 	Lag  time.Duration // StreamLag and ApplyLag
+	// Input is the timeline's statement it plays (ReplicationActions sets it), nil for none.
+	Input repl.Input
 }
 
 // LiveReplicationConfig is a live run with replication: the engine on real probes, the
@@ -81,6 +85,10 @@ type LiveReplicationConfig struct {
 	Script Script
 	// Replication are the replication actions, in time order.
 	Replication []ReplicationAction
+	// OnAction, when not nil, is told each replication action once it was made, with the error
+	// that stopped it (nil when it was made real). It is called from the run's own goroutine,
+	// concurrently with the observers.
+	OnAction func(a ReplicationAction, err error)
 	// SetLink sets a mode on every replication link of a node (its stream, whatever its source).
 	SetLink func(node int, m proxy.Mode) error
 	// Route says how a replica reaches a source, for repointing.
@@ -250,6 +258,9 @@ func act(ctx context.Context, cfg LiveReplicationConfig, t0 time.Time) []error {
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s at %v: %w", cfg.Nodes[a.Node].Name, a.At, err))
 		}
+		if cfg.OnAction != nil {
+			cfg.OnAction(a, err)
+		}
 	}
 	return errs
 }
@@ -300,4 +311,47 @@ func (p *livePromoter) Event(ev fence.Event) {
 		p.done = append(p.done, lp)
 		p.mu.Unlock()
 	}()
+}
+
+// ReplicationActions are tl's replication events as a live run's actions, in time order. It
+// refuses, naming the file and line, an event the run cannot make real: a link or lag event
+// when links is false (no proxy carries the replicas' streams), an apply lag that is not a
+// whole number of seconds (MASTER_DELAY's unit).
+func ReplicationActions(tl *timeline.Timeline, links bool) ([]ReplicationAction, error) {
+	if tl.Repl == nil {
+		return nil, nil
+	}
+	var out []ReplicationAction
+	for _, ev := range tl.Repl.Events {
+		var a ReplicationAction
+		switch in := ev.Input.(type) {
+		case repl.SetReplicator:
+			a = ReplicationAction{Node: in.Node, Kind: ReplicatorStop}
+			if in.Running {
+				a.Kind = ReplicatorStart
+			}
+		case repl.SetStream:
+			a = ReplicationAction{Node: in.Node, Kind: LinkHeal}
+			if in.Frozen {
+				a.Kind = LinkFreeze
+			}
+		case repl.SetLag:
+			a = ReplicationAction{Node: in.Node, Kind: StreamLag, Lag: in.Lag}
+		case repl.SetApplyLag:
+			if in.Lag%time.Second != 0 {
+				return nil, &fileline.Error{File: tl.File, Line: ev.Line,
+					Err: fmt.Errorf("apply-lag %v: the live replay makes it with MASTER_DELAY, which takes whole seconds", in.Lag)}
+			}
+			a = ReplicationAction{Node: in.Node, Kind: ApplyLag, Lag: in.Lag}
+		default:
+			return nil, &fileline.Error{File: tl.File, Line: ev.Line, Err: fmt.Errorf("replication event %T: the live replay cannot make it", ev.Input)}
+		}
+		if (a.Kind == LinkFreeze || a.Kind == LinkHeal || a.Kind == StreamLag) && !links {
+			return nil, &fileline.Error{File: tl.File, Line: ev.Line,
+				Err: errors.New("a replication link or lag is made on the proxy that carries the replica's stream: give --links URL, the control API of the proxy with a node REPLICA<-SOURCE for each stream")}
+		}
+		a.At, a.Input = ev.At, ev.Input
+		out = append(out, a)
+	}
+	return out, nil
 }

@@ -3,7 +3,6 @@ package replica
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -172,7 +171,10 @@ func forget(ctx context.Context, db *sql.DB) error {
 }
 
 // Repoint points a replica at src, from the position it applied (MASTER_USE_GTID=slave_pos),
-// and starts its replicator.
+// and starts its replicator. With no src.User the replica keeps the replication user and
+// password it has: CHANGE MASTER leaves every option it is not given as it was (MariaDB's
+// CHANGE MASTER documentation; a cmd/failsim live test repoints that way and checks the
+// replica streams again), and the password cannot be read back from a server.
 func Repoint(ctx context.Context, db *sql.DB, src Source) error {
 	host, ps, err := net.SplitHostPort(src.Addr)
 	if err != nil {
@@ -182,18 +184,18 @@ func Repoint(ctx context.Context, db *sql.DB, src Source) error {
 	if err != nil {
 		return fmt.Errorf("source %q: %w", src.Addr, err)
 	}
-	if src.User == "" {
-		return errors.New("source without a replication user")
-	}
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
+	user := ""
+	if src.User != "" {
+		user = ", MASTER_USER=" + quote(src.User) + ", MASTER_PASSWORD=" + quote(src.Password)
+	}
 	for _, q := range []string{
 		"STOP SLAVE",
-		"CHANGE MASTER TO MASTER_HOST=" + quote(host) + ", MASTER_PORT=" + strconv.Itoa(port) +
-			", MASTER_USER=" + quote(src.User) + ", MASTER_PASSWORD=" + quote(src.Password) +
+		"CHANGE MASTER TO MASTER_HOST=" + quote(host) + ", MASTER_PORT=" + strconv.Itoa(port) + user +
 			", MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1",
 		"START SLAVE",
 	} {

@@ -17,7 +17,7 @@ func (r Result) Summary() repl.Summary {
 // Summarize is the client's view of writes 0.. of a workload at rate whose fates are acked,
 // in order: the longest run with no acknowledged write runs from the first write that failed to
 // the next one acknowledged, or, when none was, to the first write not issued (repl.Outage);
-// the first of the longest is kept.
+// the first of the longest is kept; Outages has every run, in order.
 func Summarize(rate repl.Rate, acked []bool) repl.Summary {
 	var s repl.Summary
 	s.Offered = int64(len(acked))
@@ -27,6 +27,7 @@ func Summarize(rate repl.Rate, acked []bool) repl.Summary {
 		if o.Length() > s.Outage.Length() {
 			s.Outage = o
 		}
+		s.Outages = append(s.Outages, o)
 		run = -1
 	}
 	for k, ok := range acked {

@@ -2,6 +2,7 @@ package writer
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -61,7 +62,7 @@ func TestSummarizeAgreesWithTheModel(t *testing.T) {
 		}
 		got := Summarize(rate, acked)
 		if got.Offered != want.Offered || got.Acknowledged != want.Acknowledged || got.Failed != want.Failed ||
-			got.Outage != want.Outage || got.Unavailable != want.Unavailable {
+			got.Outage != want.Outage || got.Unavailable != want.Unavailable || !slices.Equal(got.Outages, want.Outages) {
 			t.Fatalf("seed %d: Summarize = %+v\nthe model says %+v", seed, got, want)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/failsim/failsim/monitor"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/timeline"
 )
@@ -17,8 +18,10 @@ type replayFlags struct {
 	statemap, format, logLevel string
 	report                     string
 	live                       bool
-	mysql                      string
+	mysql                      []string
 	speed                      float64
+	// A live replay with a workload: the other users, the replication links' proxy.
+	admin, writer, replUser, links, tokenFile string
 }
 
 func (m *Main) replayCmd() *cobra.Command {
@@ -35,7 +38,17 @@ of --mysql (without --mysql, an in-process MySQL-protocol server), --speed times
 judge the live decisions against the simulated ones.
 The DSN may leave its password out: failsim then reads it from the environment variable
 FAILSIM_PASSWORD. A password in a DSN on the command line is visible to every local user in
-/proc.`,
+/proc.
+
+A timeline with a workload plays it on real replicated servers, at speed 1 (the write rate is
+never scaled): --mysql NODE=DSN for each node (the probe user; its password from
+FAILSIM_PASSWORD_NODE, else FAILSIM_PASSWORD), --admin USER (promotions, STOP/START SLAVE,
+MASTER_DELAY; FAILSIM_ADMIN_PASSWORD) and --writer USER (the writes; FAILSIM_WRITER_PASSWORD)
+on the same servers, and for link and lag statements --links URL, the control API of the
+failsim proxy that carries each replica's stream as a node REPLICA<-SOURCE (its token from
+--control-token-file or FAILSIM_CONTROL_TOKEN). A failover promotes for real and repoints the
+other replicas (as --repl-user USER, FAILSIM_REPL_PASSWORD; without it each keeps its own
+replication user). It prints the client's view, simulated against live, beside the decisions.`,
 		Annotations: map[string]string{argsAnnotation: "FILE"},
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -56,8 +69,13 @@ FAILSIM_PASSWORD. A password in a DSN on the command line is visible to every lo
 	f := c.Flags()
 	f.StringVar(&o.report, "report", "", "also write the run's HTML report to `FILE` (failsim report)")
 	f.BoolVar(&o.live, "live", false, "replay live through one proxy per node in front of --mysql, and compare with the simulator")
-	f.StringVar(&o.mysql, "mysql", "", "with --live: the real server's `DSN`, e.g. 'probe@tcp(127.0.0.1:3306)/', its password from FAILSIM_PASSWORD when it has none; without it, an in-process server on a free loopback port")
-	f.Float64Var(&o.speed, "speed", 10, "with --live: run `N` times faster than the timeline")
+	f.StringArrayVar(&o.mysql, "mysql", nil, "with --live: the real server's `DSN`, e.g. 'probe@tcp(127.0.0.1:3306)/', its password from FAILSIM_PASSWORD when it has none; without it, an in-process server on a free loopback port; with a workload, NODE=DSN once per node")
+	f.Float64Var(&o.speed, "speed", 10, "with --live: run `N` times faster than the timeline (with a workload: 1, the only speed it takes)")
+	f.StringVar(&o.admin, "admin", "", "with --live and a workload: the promotion `USER` on every node's server, its password from "+adminPasswordEnv)
+	f.StringVar(&o.writer, "writer", "", "with --live and a workload: the `USER` that writes the ledger on every node's server, its password from "+writerPasswordEnv)
+	f.StringVar(&o.replUser, "repl-user", "", "with --live and a workload: the replication `USER` a repointed replica streams as, its password from "+replPasswordEnv+" (default: each replica keeps its own)")
+	f.StringVar(&o.links, "links", "", "with --live and a workload: the control API `URL` of the proxy that carries each replica's stream as a node REPLICA<-SOURCE")
+	f.StringVar(&o.tokenFile, "control-token-file", "", "with --links: "+tokenFileUsage+"; default "+tokenEnv)
 	return c
 }
 
@@ -75,7 +93,7 @@ func (m *Main) runReplay(ctx context.Context, c *cobra.Command, o *replayFlags, 
 		return usageErr(fmt.Errorf("--speed %v: want a positive factor such as 10", o.speed), "")
 	}
 	if !o.live {
-		for _, name := range []string{"mysql", "speed"} {
+		for _, name := range []string{"mysql", "speed", "admin", "writer", "repl-user", "links", "control-token-file"} {
 			if c.Flags().Changed(name) {
 				return usageErr(fmt.Errorf("--%s needs --live", name), liveHint(c))
 			}
@@ -90,7 +108,19 @@ func (m *Main) runReplay(ctx context.Context, c *cobra.Command, o *replayFlags, 
 		return usageErr(err, "")
 	}
 	if o.live {
-		err := m.runReplayLive(ctx, path, tl, sm, withPassword(o.mysql, passwordEnv), o.speed, f, log, o.report)
+		srv, err := liveServers(o.mysql, tl)
+		if werr := monitor.WireOnly(tl); werr != nil {
+			err = usageErr(werr, wireOnlyHint)
+		}
+		switch {
+		case err != nil:
+		case srv.perNode != nil:
+			err = m.runReplayLiveRepl(ctx, c, o, tl, sm, srv.perNode, f, log)
+		default:
+			if err = liveReplOnly(c, tl); err == nil {
+				err = m.runReplayLive(ctx, path, tl, sm, withPassword(srv.single, passwordEnv), o.speed, f, log, o.report)
+			}
+		}
 		if err != nil && ctx.Err() != nil {
 			return interrupted(ctx, "live replay")
 		}

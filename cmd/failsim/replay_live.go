@@ -18,6 +18,9 @@ import (
 	"github.com/failsim/failsim/timeline"
 )
 
+// wireOnlyHint is the hint under monitor.WireOnly's refusal.
+const wireOnlyHint = "replay it without --live, or use a wire fault (failsim faults lists them)"
+
 // runReplayLive plays a parsed incident live: one proxy per node in front of the real server
 // at dsn, the faults on the proxies at the timeline's times divided by speed, the real checker
 // probing through them. With no dsn the server is an in-process one (go-mysql-server on a free
@@ -34,7 +37,7 @@ func (m *Main) runReplayLive(ctx context.Context, path string, tl *timeline.Time
 		}
 	}
 	if err := monitor.WireOnly(tl); err != nil {
-		return usageErr(err, "replay it without --live, or use a wire fault (failsim faults lists them)")
+		return usageErr(err, wireOnlyHint)
 	}
 	against := ""
 	if dsn == "" {

@@ -221,6 +221,7 @@ func serveMetrics(addr string, metrics *monitor.Metrics, log zerolog.Logger) (st
 
 // livePrinter writes each event the moment it happens, in replay's format.
 type livePrinter struct {
+	mu  sync.Mutex // a live replay with a workload also prints its replication actions, from their goroutine
 	p   *report.Printer
 	err error
 }
@@ -234,6 +235,8 @@ func (l *livePrinter) Instant(time.Duration, *fence.Engine) {}
 
 // Event implements drive.Observer: the line is written out at once.
 func (l *livePrinter) Event(ev fence.Event) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if l.err != nil {
 		return
 	}

@@ -2,6 +2,7 @@ package mariadb
 
 import (
 	"context"
+	"net"
 	"os"
 	"testing"
 )
@@ -49,4 +50,26 @@ func NeedCluster(t testing.TB, n int) *Cluster {
 		}
 	})
 	return c
+}
+
+// ServeLinks serves the control API of c's links (the proxy nodes REPLICA<-SOURCE) on a free
+// port of 127.0.0.1 with a random token until t ends, for `failsim replay --live --links`; it
+// returns the control URL and the token.
+func ServeLinks(t testing.TB, c *Cluster) (url, token string) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	token = secret()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- c.Links.ServeControl(ctx, ln, token) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("the links' control API: %v", err)
+		}
+	})
+	return "http://" + ln.Addr().String(), token
 }
