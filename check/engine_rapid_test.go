@@ -255,7 +255,7 @@ func TestReplayMatchesReference(t *testing.T) {
 	}
 	for _, path := range []string{"", "../conf/examples/aggressive.properties", "../conf/examples/tolerant.properties"} {
 		m := loadMap(t, path)
-		for _, f := range []Family{Benign, Fatal, Mixed} {
+		for _, f := range []Family{Benign, Fatal, Mixed, Partition} {
 			g, err := NewGenerator(f, DefaultShape(), m, 0)
 			if err != nil {
 				t.Fatal(err)
