@@ -267,9 +267,14 @@ func TestReplayMatchesReference(t *testing.T) {
 	}
 }
 
-// drawTimeline draws a timeline freely: any fault on any node at any second, manager and
-// policy changes, recovers, short checker settings. Every time is a whole second.
+// drawTimeline draws a timeline freely, one of two kinds: any fault on any node at any second,
+// manager and policy changes, recovers, short checker settings; or (drawGroupTimeline) the
+// managers as a group under partitions, host crashes and manager churn. Every time is a whole
+// second.
 func drawTimeline(t *rapid.T) *timeline.Timeline {
+	if rapid.Bool().Draw(t, "group") {
+		return drawGroupTimeline(t)
+	}
 	tl := &timeline.Timeline{
 		File:     "drawn",
 		Nodes:    drawNodes(t),
@@ -296,6 +301,93 @@ func drawTimeline(t *rapid.T) *timeline.Timeline {
 			ev.Kind, ev.Fault = timeline.SetFault, rapid.SampledFrom(faults).Draw(t, "fault")
 		}
 		tl.Events = append(tl.Events, ev)
+	}
+	tl.End = at + time.Duration(rapid.IntRange(0, 300).Draw(t, "tail"))*time.Second
+	return tl
+}
+
+// drawGroupTimeline draws a timeline of the managers as a group: 2-6 nodes and 0-2 witnesses,
+// liveness thresholds of 1-5 ticks (or the defaults), and among faults, policy changes and
+// recovers, partitions (isolating the master, a replica or a witness, splitting the members at
+// random, flapping: cuts and heals seconds apart), heals, host crashes and restarts, and
+// managers stopping and starting, of any member.
+func drawGroupTimeline(t *rapid.T) *timeline.Timeline {
+	n := rapid.IntRange(2, 6).Draw(t, "nodes")
+	master := rapid.IntRange(0, n-1).Draw(t, "master")
+	var nodes []fence.NodeConfig
+	for i := range n {
+		role := fence.Replica
+		if i == master {
+			role = fence.Master
+		}
+		nodes = append(nodes, fence.NodeConfig{Name: "db" + strconv.Itoa(i+1), Role: role})
+	}
+	tl := &timeline.Timeline{
+		File:      "drawn",
+		Nodes:     nodes,
+		Witnesses: []string{"w1", "w2"}[:rapid.IntRange(0, 2).Draw(t, "witnesses")],
+		Interval:  time.Duration(rapid.IntRange(1, 6).Draw(t, "interval")) * time.Second,
+		Timeout:   time.Duration(rapid.IntRange(1, 8).Draw(t, "timeout")) * time.Second,
+		Policy:    fence.Policy(rapid.SampledFrom([]int{0, 0, 0, 1, 2}).Draw(t, "policy")),
+		Start:     time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC),
+		Family:    timeline.FamilyPartition,
+	}
+	if rapid.Bool().Draw(t, "liveness") {
+		tl.GapThreshold = rapid.IntRange(1, 5).Draw(t, "gap-threshold")
+		tl.FailsafeThreshold = rapid.IntRange(1, 5).Draw(t, "failsafe-threshold")
+	}
+	members := n + len(tl.Witnesses)
+	faults := append(slices.Clone(candidates), fault.Fault{})
+	var at time.Duration
+	add := func(ev timeline.Event) { ev.At = at; tl.Events = append(tl.Events, ev) }
+	split := func(alone ...int) []int {
+		seg := make([]int, members)
+		for _, m := range alone {
+			seg[m] = 1
+		}
+		return seg
+	}
+	for range rapid.IntRange(0, 20).Draw(t, "events") {
+		at += time.Duration(rapid.IntRange(0, 90).Draw(t, "gap")) * time.Second
+		member := rapid.IntRange(0, members-1).Draw(t, "member")
+		node := rapid.IntRange(0, n-1).Draw(t, "node")
+		switch rapid.IntRange(0, 12).Draw(t, "kind") {
+		case 0:
+			add(timeline.Event{Kind: timeline.Partition, Node: -1, Segments: split(master)})
+		case 1:
+			add(timeline.Event{Kind: timeline.Partition, Node: -1, Segments: split(node)})
+		case 2:
+			add(timeline.Event{Kind: timeline.Partition, Node: -1, Segments: split(member)})
+		case 3: // any split, into up to three segments
+			seg := make([]int, members)
+			for m := range seg {
+				seg[m] = rapid.IntRange(0, 2).Draw(t, "segment")
+			}
+			add(timeline.Event{Kind: timeline.Partition, Node: -1, Segments: seg})
+		case 4: // a flapping switch
+			for range rapid.IntRange(1, 4).Draw(t, "flaps") {
+				add(timeline.Event{Kind: timeline.Partition, Node: -1, Segments: split(member)})
+				at += time.Duration(rapid.IntRange(1, 15).Draw(t, "cut")) * time.Second
+				add(timeline.Event{Kind: timeline.Partition, Node: -1})
+				at += time.Duration(rapid.IntRange(1, 15).Draw(t, "mended")) * time.Second
+			}
+		case 5:
+			add(timeline.Event{Kind: timeline.Partition, Node: -1})
+		case 6:
+			add(timeline.Event{Kind: timeline.HostDown, Node: member})
+		case 7:
+			add(timeline.Event{Kind: timeline.HostUp, Node: member})
+		case 8:
+			add(timeline.Event{Kind: timeline.ManagerDown, Node: member})
+		case 9:
+			add(timeline.Event{Kind: timeline.ManagerUp, Node: member})
+		case 10:
+			add(timeline.Event{Kind: timeline.Recover, Node: node})
+		case 11:
+			add(timeline.Event{Kind: timeline.SetPolicy, Node: -1, Policy: fence.Policy(rapid.IntRange(0, 2).Draw(t, "policy"))})
+		default:
+			add(timeline.Event{Kind: timeline.SetFault, Node: node, Fault: rapid.SampledFrom(faults).Draw(t, "fault")})
+		}
 	}
 	tl.End = at + time.Duration(rapid.IntRange(0, 300).Draw(t, "tail"))*time.Second
 	return tl
