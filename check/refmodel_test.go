@@ -302,7 +302,10 @@ func (r *refEngine) setManager(at time.Duration, i int, up bool) {
 		r.emit(&fence.ManagerDown{At: r.now, Node: i})
 	}
 	if r.coords != nil {
-		r.expireWaiting() // a node whose manager went down is fenced by the cluster's coordinator
+		// A node whose manager went down is fenced by the cluster's coordinator.
+		if c := r.coord; !up && c >= 0 && r.nodes[c].up && r.policy != fence.Maintenance {
+			r.expire(i)
+		}
 		return
 	}
 	if c := r.firstUp(); c != r.coord {
@@ -557,6 +560,9 @@ func (g *refGroup) check() {
 		g.primary[m], g.checked[m] = g.isPrimary(m), true
 		if g.primary[m] {
 			g.streak[m] = 0
+		}
+		if !g.primary[m] || first(g.view[m]) != m {
+			g.pinged[m], g.answered[m] = 0, 0 // a coordinator again pings anew
 		}
 	}
 }

@@ -110,7 +110,7 @@ func (e *Engine) stepManager(i int, up bool) {
 		// The group says who coordinates (SetCoordinators). A node whose manager went down is
 		// the cluster's coordinator's to fence: its alarms waiting for a coordinator expire now
 		// if there is one, as when a coordinator appears.
-		if !up && e.coordinator >= 0 && e.policy != Maintenance {
+		if !up && e.coordinator >= 0 && e.up[e.coordinator] && e.policy != Maintenance {
 			e.expireDue(i)
 		}
 		return
