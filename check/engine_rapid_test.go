@@ -11,6 +11,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/faultmodel"
@@ -376,7 +377,12 @@ func TestEngineStateMachine(t *testing.T) {
 func describe(names []string, evs []fence.Event) string {
 	s := ""
 	for _, ev := range evs {
-		s += fmt.Sprintf("\n  %v %s", ev.When(), narrate.Describe(names, ev))
+		switch ev.(type) {
+		case *refPing, *refSplit:
+			s += fmt.Sprintf("\n  %v %T%+v", ev.When(), ev, ev)
+		default:
+			s += fmt.Sprintf("\n  %v %s", ev.When(), narrate.Describe(names, ev))
+		}
 	}
 	return s
 }
@@ -390,6 +396,10 @@ func keep(ev fence.Event) fence.Event {
 	case *drive.FaultSet:
 		c := *ev
 		return &c
+	case *cluster.HostPingFailed:
+		return &refPing{At: ev.At, Coordinator: ev.Coordinator, Member: ev.Member, Count: ev.Count}
+	case *cluster.SplitBrain:
+		return &refSplit{At: ev.At, Open: ev.Open, Writable: ev.Writable.Members(), From: ev.From}
 	}
 	panic(fmt.Sprintf("an event of type %T", ev))
 }
@@ -406,11 +416,16 @@ func keepAll(ds []fence.Decision) []fence.Event {
 // eventRecorder is an observer that keeps every event.
 type eventRecorder struct{ evs []fence.Event }
 
-// Event keeps the engine's decisions and the driver's notes; the group's own events (package
-// cluster's) are not the reference model's business.
+// Event keeps the engine's decisions, the driver's notes, and of the group's own events
+// (package cluster's) the unanswered host pings and the split-brain windows. The others are
+// left out on purpose: the group's narration of view and quorum changes (ViewChanged,
+// QuorumChanged: how managers are grouped into one line is the printer's business, and what
+// the views decide, the coordinators, fences, shuns and merges, is in the engine's decisions
+// compared), the script's own notes (HostChanged, Partitioned) and GroupState, a note for
+// observers that is no event of the log.
 func (r *eventRecorder) Event(ev fence.Event) {
 	switch ev.(type) {
-	case fence.Decision, *drive.FaultSet:
+	case fence.Decision, *drive.FaultSet, *cluster.HostPingFailed, *cluster.SplitBrain:
 		r.evs = append(r.evs, keep(ev))
 	}
 }
@@ -470,6 +485,11 @@ func drawTimeline(t *rapid.T) *timeline.Timeline {
 	if rapid.Bool().Draw(t, "group") {
 		return drawGroupTimeline(t)
 	}
+	return drawPlainTimeline(t)
+}
+
+// drawPlainTimeline draws a timeline with no group statement: what the live runtime runs.
+func drawPlainTimeline(t *rapid.T) *timeline.Timeline {
 	tl := &timeline.Timeline{
 		File:     "drawn",
 		Nodes:    drawNodes(t),

@@ -2,6 +2,7 @@ package check
 
 import (
 	"math/bits"
+	"slices"
 	"time"
 
 	"github.com/failsim/failsim/drive"
@@ -446,7 +447,31 @@ type refGroup struct {
 	answered      []uint64 // per coordinator: those of them whose host answered
 	copyOf        []int    // per member: the copy of the cluster's state it holds
 	next          int      // the next new copy's number
+
+	left     uint64 // the members that left a view after silence at this tick
+	frozen   []bool // per node: writable when its manager went down
+	writable []int  // the nodes writable, as last told
+	openedAt time.Duration
 }
+
+// refPing and refSplit are the group's own events the reference tells beside the engine's
+// decisions: a host ping that went unanswered (cluster.HostPingFailed) and a split-brain
+// window that opened or closed (cluster.SplitBrain), in the form keep gives the replay's.
+type refPing struct {
+	At                  time.Duration
+	Coordinator, Member int
+	Count               int // the silent ticks after which Member left a view at this tick; 0 if it did not
+}
+
+type refSplit struct {
+	At       time.Duration
+	Open     bool
+	Writable []int // opened: the nodes writable at once; closed: those that were
+	From     time.Duration
+}
+
+func (e *refPing) When() time.Duration  { return e.At }
+func (e *refSplit) When() time.Duration { return e.At }
 
 func newRefGroup(e *refEngine, witnesses, gapT, safeT int) *refGroup {
 	n := len(e.nodes)
@@ -454,14 +479,68 @@ func newRefGroup(e *refEngine, witnesses, gapT, safeT int) *refGroup {
 	g := &refGroup{e: e, n: n, gapT: cmpOr(gapT, 3), safeT: cmpOr(safeT, 3),
 		down: make([]bool, size), stopped: make([]bool, size), seg: make([]int, size),
 		view: make([]uint64, size), gap: make([][]int, size), checked: make([]bool, size), primary: make([]bool, size),
-		streak: make([]int, size), pinged: make([]uint64, size), answered: make([]uint64, size), copyOf: make([]int, size), next: 1}
+		streak: make([]int, size), pinged: make([]uint64, size), answered: make([]uint64, size), copyOf: make([]int, size), next: 1,
+		frozen: make([]bool, n)}
 	for m := range size {
 		g.gap[m] = make([]int, size)
 		g.view[m] = 1<<size - 1
 	}
 	g.check()
 	g.e.setCoordinators(0, g.coordinators())
+	g.writable = g.writableNow()
 	return g
+}
+
+// writableNow is the nodes writable now: host up, master and in its own side's copy neither
+// failed nor shunned; a node whose manager was stopped and whose host no manager of a primary
+// view reaches stays as writable as it was when last one did, or when the manager stopped.
+func (g *refGroup) writableNow() []int {
+	var w []int
+	for i := range g.n {
+		if g.stopped[i] && !g.down[i] && g.fenceable(i) {
+			g.frozen[i] = g.e.writable(i)
+		}
+	}
+	for i := range g.n {
+		switch {
+		case g.down[i]:
+		case g.stopped[i] && !g.fenceable(i):
+			if g.frozen[i] {
+				w = append(w, i)
+			}
+		case g.e.writable(i):
+			w = append(w, i)
+		}
+	}
+	return w
+}
+
+// fenceable: some running manager of a primary view is on node i's segment.
+func (g *refGroup) fenceable(i int) bool {
+	for m := range g.size() {
+		if g.running(m) && g.primary[m] && g.seg[m] == g.seg[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// checkWritable tells a split-brain window that opens (two or more nodes writable at once)
+// or closes.
+func (g *refGroup) checkWritable(at time.Duration) {
+	w := g.writableNow()
+	if slices.Equal(w, g.writable) {
+		return
+	}
+	was := g.writable
+	g.writable = w
+	switch {
+	case len(w) >= 2 && len(was) < 2:
+		g.openedAt = at
+		g.e.out = append(g.e.out, &refSplit{At: at, Open: true, Writable: w})
+	case len(w) < 2 && len(was) >= 2:
+		g.e.out = append(g.e.out, &refSplit{At: at, Writable: was, From: g.openedAt})
+	}
 }
 
 func cmpOr(a, b int) int {
@@ -607,6 +686,8 @@ func (g *refGroup) agree(heard uint64, tick bool) {
 		}
 		if count[x] < g.gapT {
 			view |= 1 << x
+		} else if tick {
+			g.left |= 1 << x
 		}
 	}
 	for _, m := range g.of(heard) {
@@ -740,7 +821,11 @@ func (g *refGroup) setNet(at time.Duration, down, stopped []bool, seg []int) {
 	copy(g.stopped, stopped)
 	copy(g.seg, seg)
 	for i := range g.n {
-		g.e.setManager(at, i, g.running(i))
+		if up := g.running(i); up != g.e.nodes[i].up {
+			// Nobody tells the database of a manager that goes down to stop taking writes.
+			g.frozen[i] = !up && g.e.writable(i)
+			g.e.setManager(at, i, up)
+		}
 	}
 	var left, started uint64
 	for m := range g.size() {
@@ -775,11 +860,13 @@ func (g *refGroup) setNet(at time.Duration, down, stopped []bool, seg []int) {
 		g.check()
 	}
 	g.tell(at)
+	g.checkWritable(at)
 }
 
 // tick is the group's tick at time at: views, copies, quorum and coordinators, host pings,
 // failsafe.
 func (g *refGroup) tick(at time.Duration) {
+	g.left = 0
 	for _, h := range g.segments(0) {
 		g.agree(h, true)
 	}
@@ -795,7 +882,13 @@ func (g *refGroup) tick(at time.Duration) {
 		answers := missing & g.reach(m)
 		for _, x := range g.of(missing) {
 			if (!has(g.pinged[m], x) || has(g.answered[m], x) != has(answers, x)) && !has(answers, x) {
+				count := 0
+				if has(g.left, x) {
+					count = g.gapT
+				}
+				g.e.out = append(g.e.out, &refPing{At: at, Coordinator: m, Member: x, Count: count})
 				g.e.hostFailed(at, m, x)
+				g.checkWritable(at)
 			}
 		}
 		g.pinged[m], g.answered[m] = missing, answers
@@ -812,9 +905,11 @@ func (g *refGroup) tick(at time.Duration) {
 			g.streak[m]++
 			if g.streak[m] == g.safeT && m < g.n {
 				g.e.failsafeShun(at, m, g.safeT)
+				g.checkWritable(at)
 			}
 		}
 	}
+	g.checkWritable(at)
 }
 
 // refReplay replays tl against the reference engine one second at a time, with no shortcut:
@@ -851,6 +946,11 @@ func refReplay(tl *timeline.Timeline, m *statemap.Map, group bool) []fence.Event
 			}
 		}
 	}
+	writable := func(t time.Duration) {
+		if g != nil {
+			g.checkWritable(t)
+		}
+	}
 	var log []fence.Event
 	ev := 0
 	for t := time.Duration(0); t <= tl.End; t += time.Second {
@@ -881,6 +981,7 @@ func refReplay(tl *timeline.Timeline, m *statemap.Map, group bool) []fence.Event
 			case timeline.Recover:
 				r.recover(t, e.Node)
 			}
+			writable(t)
 		}
 		for i := range ps {
 			if p := &ps[i]; p.busy && p.finishAt == t {
@@ -888,6 +989,7 @@ func refReplay(tl *timeline.Timeline, m *statemap.Map, group bool) []fence.Event
 				r.probe(t, i, p.cond)
 			}
 		}
+		writable(t)
 		for i := range ps {
 			p := &ps[i]
 			if p.down || p.busy || p.next > t {
@@ -901,11 +1003,13 @@ func refReplay(tl *timeline.Timeline, m *statemap.Map, group bool) []fence.Event
 			}
 			p.busy, p.finishAt, p.cond = true, t+o.Took, o.Condition
 		}
+		writable(t)
 		if t > 0 && t%statemap.TickInterval == 0 {
 			if g != nil {
 				g.tick(t)
 			}
 			r.tick(t)
+			writable(t)
 		}
 		log = append(log, r.take()...)
 	}

@@ -370,8 +370,8 @@ func (c *Cluster) state(at time.Duration) {
 
 // writableNow is the set of nodes writable now: master and, in their own side's copy, neither
 // failed nor shunned, their host up. A node whose manager is down (its host up) and whom no
-// manager of a primary view reaches stays as it was when the manager went down: nobody can tell
-// its database to stop taking writes.
+// manager of a primary view reaches stays as it was when last one did, or when the manager went
+// down: nobody can tell its database otherwise. So it keeps c.frozen up to date.
 func (c *Cluster) writableNow() group.Set {
 	var w group.Set
 	for i := range c.n {
@@ -383,6 +383,11 @@ func (c *Cluster) writableNow() group.Set {
 			}
 		case c.e.Writable(i):
 			w = w.With(i)
+			if c.net[i].Stopped {
+				c.frozen = c.frozen.With(i)
+			}
+		case c.net[i].Stopped:
+			c.frozen = c.frozen.Without(i) // fenced while a primary view reached it
 		}
 	}
 	return w
