@@ -448,6 +448,7 @@ type refGroup struct {
 	copyOf        []int    // per member: the copy of the cluster's state it holds
 	next          int      // the next new copy's number
 
+	missed   uint64 // members whose unanswered ping fenced nothing: the cluster was in maintenance
 	left     uint64 // the members that left a view after silence at this tick
 	frozen   []bool // per node: writable when its manager went down
 	writable []int  // the nodes writable, as last told
@@ -887,6 +888,9 @@ func (g *refGroup) tick(at time.Duration) {
 					count = g.gapT
 				}
 				g.e.out = append(g.e.out, &refPing{At: at, Coordinator: m, Member: x, Count: count})
+				if g.e.policy == fence.Maintenance {
+					g.missed |= 1 << x
+				}
 				g.e.hostFailed(at, m, x)
 				g.checkWritable(at)
 			}
@@ -978,6 +982,14 @@ func refReplay(tl *timeline.Timeline, m *statemap.Map, group bool) []fence.Event
 				follow(t)
 			case timeline.SetPolicy:
 				r.setPolicy(t, e.Policy)
+				if g != nil && r.policy != fence.Maintenance {
+					// Out of maintenance, what a ping found and nothing fenced is pinged anew.
+					for m := range g.pinged {
+						g.pinged[m] &^= g.missed
+						g.answered[m] &^= g.missed
+					}
+					g.missed = 0
+				}
 			case timeline.Recover:
 				r.recover(t, e.Node)
 			}
