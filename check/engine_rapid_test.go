@@ -571,7 +571,10 @@ func drawGroupTimeline(t *rapid.T) *timeline.Timeline {
 			add(timeline.Event{Kind: timeline.Partition, Node: -1, Segments: split(master)})
 		case 1:
 			add(timeline.Event{Kind: timeline.Partition, Node: -1, Segments: split(node)})
-		case 2:
+		case 2: // isolate a witness, or any member
+			if members > n {
+				member = n + rapid.IntRange(0, members-n-1).Draw(t, "witness")
+			}
 			add(timeline.Event{Kind: timeline.Partition, Node: -1, Segments: split(member)})
 		case 3: // any split, into up to three segments
 			seg := make([]int, members)
