@@ -104,7 +104,7 @@ func TestLiveScheduleMatchesReference(t *testing.T) {
 // drawn statemap, shrunk by rapid on failure.
 func TestLiveScheduleMatchesReferenceRapid(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		tl, m := drawTimeline(t), drawMap(t)
+		tl, m := drawPlainTimeline(t), drawMap(t)
 		diffLive(t, tl, m)
 	})
 }

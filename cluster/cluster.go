@@ -31,6 +31,7 @@ type Cluster struct {
 	quiet     bool         // c.g.Quiet() after the last step: the group changes only when stepped
 	multi     bool         // the managers hold more than one copy: two masters can be writable
 	frozen    group.Set    // nodes whose manager is down and that were writable when it went down
+	missed    group.Set    // members whose unanswered host ping fenced nothing: the engine was in maintenance
 	writable  group.Set    // the nodes writable now
 	openedAt  time.Duration
 	primaries []group.Set
@@ -155,6 +156,18 @@ func (c *Cluster) Engined(at time.Duration) {
 	}
 }
 
+// PolicyChanged is told that the engine's policy changed at time at. Leaving maintenance, the
+// coordinators ping anew, at the next tick, the members whose unanswered pings fenced nothing
+// while it lasted (group.Reping): a host that died during maintenance is fenced after it.
+func (c *Cluster) PolicyChanged(at time.Duration) {
+	if c.missed == 0 || c.e.Policy() == fence.Maintenance {
+		return
+	}
+	c.g.Step(at, group.Reping{Members: c.missed})
+	c.missed = 0
+	c.quiet = c.g.Quiet()
+}
+
 // setNet tells the engine of the managers that stopped or started, then the group of the new
 // network, and applies what it decided.
 func (c *Cluster) setNet(at time.Duration) {
@@ -204,6 +217,9 @@ func (c *Cluster) apply(at time.Duration) {
 			}
 			c.emit(&HostPingFailed{At: at, Coordinator: d.Coordinator, Member: d.Member, Count: c.leftAfter(d.Member)})
 			if d.Member < c.n && c.Running(d.Coordinator) {
+				if c.e.Policy() == fence.Maintenance {
+					c.missed = c.missed.With(d.Member)
+				}
 				c.e.Step(at, fence.HostFailed{Coordinator: d.Coordinator, Node: d.Member})
 				c.flush()
 				c.checkWritable(at)
@@ -370,8 +386,8 @@ func (c *Cluster) state(at time.Duration) {
 
 // writableNow is the set of nodes writable now: master and, in their own side's copy, neither
 // failed nor shunned, their host up. A node whose manager is down (its host up) and whom no
-// manager of a primary view reaches stays as it was when the manager went down: nobody can tell
-// its database to stop taking writes.
+// manager of a primary view reaches stays as it was when last one did, or when the manager went
+// down: nobody can tell its database otherwise. So it keeps c.frozen up to date.
 func (c *Cluster) writableNow() group.Set {
 	var w group.Set
 	for i := range c.n {
@@ -383,6 +399,11 @@ func (c *Cluster) writableNow() group.Set {
 			}
 		case c.e.Writable(i):
 			w = w.With(i)
+			if c.net[i].Stopped {
+				c.frozen = c.frozen.With(i)
+			}
+		case c.net[i].Stopped:
+			c.frozen = c.frozen.Without(i) // fenced while a primary view reached it
 		}
 	}
 	return w

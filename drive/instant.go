@@ -105,6 +105,9 @@ func (d *Driver) apply(t time.Duration, a *Action) {
 		}
 	case SetPolicy:
 		d.e.SetPolicy(t, a.Policy)
+		if d.c != nil {
+			d.c.PolicyChanged(t)
+		}
 	case Recover:
 		d.e.Recover(t, a.Node)
 	case End:

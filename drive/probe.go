@@ -137,7 +137,8 @@ func (d *Driver) skip(t time.Duration, i int, p *prober) bool {
 	if d.c != nil && !d.c.Quiet() {
 		// The group's next tick may change the node's copy of the cluster's state (a merge, a
 		// host failure, a shun); a probe finishing at that tick's instant counts before it.
-		limit = min(limit, fence.NextTick(t))
+		// Probes start before the tick of their instant: at a tick instant, that tick is next.
+		limit = min(limit, fence.NextTick(t-1))
 	}
 	next, ok := resumeAt(t, o.Took, d.cfg.Interval, min(limit, until))
 	if ok {

@@ -107,7 +107,13 @@ func (e *Engine) stepManager(i int, up bool) {
 		emit(e, &e.dec.managerDown, ManagerDown{At: e.now, Node: i})
 	}
 	if e.coords != nil {
-		return // the group says who coordinates: SetCoordinators
+		// The group says who coordinates (SetCoordinators). A node whose manager went down is
+		// the cluster's coordinator's to fence: its alarms waiting for a coordinator expire now
+		// if there is one, as when a coordinator appears.
+		if !up && e.coordinator >= 0 && e.up[e.coordinator] && e.policy != Maintenance {
+			e.expireDue(i)
+		}
+		return
 	}
 	c := e.chooseCoordinator()
 	if c == e.coordinator {

@@ -10,6 +10,11 @@ func (g *Group) check() {
 		if d.Primary() {
 			g.streak[m] = 0 // its non-primary ticks in a row are broken
 		}
+		if d.Coordinator() != m {
+			// No longer a coordinator: should it become one again, it pings anew what its
+			// view misses (pingHosts), even if no tick is made in between.
+			g.pinged[m], g.answered[m] = 0, 0
+		}
 		if d.View != old.View || d.Validated != old.Validated || d.Rule != old.Rule {
 			g.emit(Quorum{At: g.now, Digest: d})
 		}

@@ -80,7 +80,8 @@
 //
 // A Group is a pure state machine in etcd raft's shape: no I/O, no clock, no goroutine.
 // Step(at, SetNet{...}) tells it the network changed, Step(at, Tick{}) that the timekeeper
-// ticked; Ready hands out the decisions, typed values naming members by index. The views
+// ticked, Step(at, Reping{...}) that unanswered pings fenced nothing (maintenance); Ready
+// hands out the decisions, typed values naming members by index. The views
 // (View, Primary, Coordinator, PrimaryViews, Sides, Copy, ...) read it between steps. The
 // timing arithmetic is pure functions (SeenAt, LeavesAt, ShunsAt, SplitAt). Impossible calls
 // (a member out of range, time going backwards, a Net of the wrong length) panic.

@@ -61,6 +61,11 @@ func (g *Group) Step(at time.Duration, in Input) {
 		g.stepNet(in.Net)
 	case Tick:
 		g.stepTick()
+	case Reping:
+		for m := range g.pinged {
+			g.pinged[m] &^= in.Members
+			g.answered[m] &^= in.Members
+		}
 	default:
 		panic("group: Step with a nil Input")
 	}

@@ -1,7 +1,7 @@
 package group
 
-// Input is one thing that happened, which Step tells the group: SetNet or Tick. The set is
-// closed.
+// Input is one thing that happened, which Step tells the group: SetNet, Tick or Reping. The
+// set is closed.
 type Input interface{ input() }
 
 // Host is one member's host as the network is now, as the simulator made it from its
@@ -47,5 +47,14 @@ type SetNet struct {
 // every coordinator, and the failsafe check.
 type Tick struct{}
 
+// Reping tells the group that the unanswered host pings of Members fenced nothing (the engine
+// was in maintenance, which fences nothing): every coordinator forgets having pinged them, so
+// that it pings them anew at the next tick if they are still missing from its view and their
+// hosts still do not answer. It decides nothing at once.
+type Reping struct {
+	Members Set
+}
+
 func (SetNet) input() {}
 func (Tick) input()   {}
+func (Reping) input() {}
