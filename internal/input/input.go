@@ -87,6 +87,9 @@ func ReadFile(ctx context.Context, path, what string, max int64) ([]byte, error)
 		data []byte
 		err  error
 	}
+	if ctx.Err() != nil { // done already: say so every time, not when select happens to pick it
+		return nil, context.Cause(ctx)
+	}
 	done := make(chan result, 1)
 	opened := make(chan *os.File, 1)
 	go func() {
@@ -141,6 +144,9 @@ func Read(ctx context.Context, name string, r io.Reader, what string, max int64)
 	type result struct {
 		data []byte
 		err  error
+	}
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx)
 	}
 	done := make(chan result, 1)
 	go func() {

@@ -83,3 +83,23 @@ func errString(err error) string {
 	}
 	return err.Error()
 }
+
+// TestDoneBeforeRead: a context done before the call is the answer every time; with the read
+// and the context both ready, a select picked either (TestTimingInterrupted failed once so).
+func TestDoneBeforeRead(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cause := errors.New("stopped")
+	cancel(cause)
+	path := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(path, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for range 200 {
+		if _, err := ReadFile(ctx, path, "timeline", 10); err != cause {
+			t.Fatalf("ReadFile: %v, want %v", err, cause)
+		}
+		if _, err := Read(ctx, "stdin", strings.NewReader("x"), "timeline", 10); err != cause {
+			t.Fatalf("Read: %v, want %v", err, cause)
+		}
+	}
+}
