@@ -31,7 +31,7 @@ func Describe(names []string, ev fence.Event) string {
 		}
 		return fmt.Sprintf("%s alarm cleared by %s: %s after %s (threshold %d)", names[ev.Node], by, ev.Condition, plural(ev.Count, "tick"), ev.Threshold)
 	case *fence.ExpiryWaiting:
-		return fmt.Sprintf("%s alarm expired: %s after %s, but no manager is up to fence: waiting", names[ev.Node], ev.Condition, plural(ev.Count, "tick"))
+		return fmt.Sprintf("%s alarm expired: %s after %s, but there is no coordinator to fence: waiting", names[ev.Node], ev.Condition, plural(ev.Count, "tick"))
 	case *fence.Logged:
 		return fmt.Sprintf("%s %s: action none, logged only", names[ev.Node], ev.Condition)
 	case *fence.AlertNotImplemented:

@@ -54,7 +54,7 @@ func TestEveryEventPrinted(t *testing.T) {
 00:00:00 db2 alarm self-healed: socket_io_error after 1 tick (threshold 3)
 00:00:00 db2 alarm cleared by maintenance: socket_io_error after 2 ticks (threshold 3)
 00:00:00 db2 alarm cleared by the operator's recover: socket_io_error after 0 ticks (threshold 3)
-00:00:00 db2 alarm expired: socket_io_error after 3 ticks, but no manager is up to fence: waiting
+00:00:00 db2 alarm expired: socket_io_error after 3 ticks, but there is no coordinator to fence: waiting
 00:00:00 db2 socket_io_error: action none, logged only
 00:00:00 db2 socket_io_error: action alert: ALERT NOT IMPLEMENTED
 00:00:00 db2 socket_io_error: action fail, but db2 is already failed
@@ -82,7 +82,7 @@ func TestEveryEventPrinted(t *testing.T) {
 {` + z + `"event":"alarm-healed","node":"db2","condition":"socket_io_error","count":1,"threshold":3,"text":"db2 alarm self-healed: socket_io_error after 1 tick (threshold 3)"}
 {` + z + `"event":"alarm-cleared","node":"db2","condition":"socket_io_error","count":2,"threshold":3,"detail":"maintenance","text":"db2 alarm cleared by maintenance: socket_io_error after 2 ticks (threshold 3)"}
 {` + z + `"event":"alarm-cleared","node":"db2","condition":"socket_io_error","count":0,"threshold":3,"detail":"recover","text":"db2 alarm cleared by the operator's recover: socket_io_error after 0 ticks (threshold 3)"}
-{` + z + `"event":"expiry-waiting","node":"db2","condition":"socket_io_error","count":3,"threshold":3,"action":"fail","text":"db2 alarm expired: socket_io_error after 3 ticks, but no manager is up to fence: waiting"}
+{` + z + `"event":"expiry-waiting","node":"db2","condition":"socket_io_error","count":3,"threshold":3,"action":"fail","text":"db2 alarm expired: socket_io_error after 3 ticks, but there is no coordinator to fence: waiting"}
 {` + z + `"event":"logged","node":"db2","condition":"socket_io_error","text":"db2 socket_io_error: action none, logged only"}
 {` + z + `"event":"alert","node":"db2","condition":"socket_io_error","detail":"ALERT NOT IMPLEMENTED","text":"db2 socket_io_error: action alert: ALERT NOT IMPLEMENTED"}
 {` + z + `"event":"already-failed","node":"db2","condition":"socket_io_error","text":"db2 socket_io_error: action fail, but db2 is already failed"}
