@@ -11,6 +11,7 @@ import (
 
 	"github.com/failsim/failsim/htmlreport"
 	"github.com/failsim/failsim/narrate"
+	"github.com/failsim/failsim/repl"
 	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/timeline"
@@ -69,8 +70,14 @@ func TestWritesRow(t *testing.T) {
 		if longest != 1 {
 			t.Errorf("%s: %d outages outlined as the longest, want 1", file, longest)
 		}
-		if n, want := strings.Count(svg, `class="lw" data-t=`), len(verdict.Failovers()); n != want {
-			t.Errorf("%s: %d lost-writes marks, want one at each of %d failovers", file, n, want)
+		merges := 0
+		for _, l := range s.Losses {
+			if l.Cause == repl.LostAtMerge {
+				merges++
+			}
+		}
+		if n, want := strings.Count(svg, `class="lw" data-t=`), len(verdict.Failovers())+merges; n != want {
+			t.Errorf("%s: %d lost-writes marks, want one at each of %d failovers and %d merges", file, n, len(verdict.Failovers()), merges)
 		}
 	}
 	if workloads < 4 {
