@@ -6,6 +6,7 @@ import (
 	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/group"
 	"github.com/failsim/failsim/repl"
 )
 
@@ -67,18 +68,24 @@ func (s *sides) reaches(a, b int) bool {
 	return c == nil || c.Segment(a) == c.Segment(b)
 }
 
-// writable reports whether node i takes writes as the managers left it (cluster.WritableNow).
-func (s *sides) writable(i int) bool {
-	c := s.cluster()
-	if c == nil {
-		return s.e.Writable(i)
+// writableSet is the set of nodes that take writes as the managers left them
+// (cluster.WritableNow).
+func (s *sides) writableSet() group.Set {
+	if c := s.cluster(); c != nil {
+		return c.WritableNow()
 	}
-	return c.WritableNow().Has(i)
+	var w group.Set
+	for i := range s.src {
+		if s.e.Writable(i) {
+			w = w.With(i)
+		}
+	}
+	return w
 }
 
 // goesOn reports whether master from, just failed over, still takes writes on its own side.
 func (r *replRun) goesOn(from int) bool {
-	return r.sides.on && from >= 0 && r.sides.writable(from)
+	return r.sides.on && from >= 0 && r.sides.writableSet().Has(from)
 }
 
 // stream is what the model is told of node j's stream: frozen by the timeline or cut.
@@ -193,7 +200,8 @@ func (r *replRun) recut(at time.Duration) {
 // retarget moves the application's writes to the writable master on its side, if it changed.
 func (r *replRun) retarget(at time.Duration) {
 	s := &r.sides
-	ok := func(i int) bool { return r.role[i] == asWriter && s.writable(i) && s.reaches(i, s.near) }
+	w := s.writableSet()
+	ok := func(i int) bool { return r.role[i] == asWriter && w.Has(i) && s.reaches(i, s.near) }
 	cur := r.m.App()
 	target := -1
 	if cur >= 0 && ok(cur) {
