@@ -89,10 +89,11 @@ func TestWritesRow(t *testing.T) {
 // they were stopped.
 func TestOutageCause(t *testing.T) {
 	for file, want := range map[string][]string{
-		"lagging-replica":          {"cause: 03:14:07 db1 fault refuse", "lost 299 acknowledged writes of db1 (positions 84402..84700)", "299 writes lost"},
-		"lagging-replica-semisync": {"cause: 03:13:47 db2 link freeze; then: 03:14:07 db1 fault refuse; 03:14:09 db1 FAILOVER", "lost no acknowledged write", `class="sf"`},
-		"semisync-fallback":        {"cause: 02:10:00 db2 replicator stop", "02:10:10 db1 semisync fell back to async", `class="sr"`},
-		"ebs-stall-workload":       {"LONGEST OUTAGE: writes failed from 21:11:00 to 21:21:00 (10m0s, 120000 writes): cause: 21:11:00 db1 fault stall", "longest outage 10m0s"},
+		"lagging-replica":           {"cause: 03:14:07 db1 fault refuse", "lost 299 acknowledged writes of db1 (positions 84402..84700)", "299 writes lost"},
+		"lagging-replica-semisync":  {"cause: 03:13:47 db2 link freeze; then: 03:14:07 db1 fault refuse; 03:14:09 db1 FAILOVER", "lost no acknowledged write", `class="sf"`},
+		"semisync-fallback":         {"cause: 02:10:00 db2 replicator stop", "02:10:10 db1 semisync fell back to async", `class="sr"`},
+		"partition-master-workload": {"cause: 14:02:30 application beside db1 reaches no writable master: its writes fail", "merge at 14:20:00: lost 5000 acknowledged writes of db1 (positions 25001..30000)"},
+		"ebs-stall-workload":        {"LONGEST OUTAGE: writes failed from 21:11:00 to 21:21:00 (10m0s, 120000 writes): cause: 21:11:00 db1 fault stall", "longest outage 10m0s"},
 	} {
 		tl, m := load(t, "../testdata/incidents/"+file+".timeline")
 		_, chart := render(t, tl, m)
