@@ -84,8 +84,9 @@ func (s *sides) writableSet() group.Set {
 }
 
 // goesOn reports whether master from, just failed over, still takes writes on its own side.
+// Without a workload nothing is written, nothing can be lost at a merge: no master goes on.
 func (r *replRun) goesOn(from int) bool {
-	return r.sides.on && from >= 0 && r.sides.writableSet().Has(from)
+	return r.sides.on && r.workload && from >= 0 && r.sides.writableSet().Has(from)
 }
 
 // stream is what the model is told of node j's stream: frozen by the timeline or cut.
@@ -186,6 +187,9 @@ func (r *replRun) recut(at time.Duration) {
 		s.cut[j] = cut
 		r.mark()
 		r.m.Step(at, r.stream(j))
+		if !r.workload {
+			continue // no write, no position: nothing to tell
+		}
 		if was >= 0 && x == asReplica && s.src[j] == was {
 			// Cut from the same master before: the partition healed between them. (A replica
 			// repointed to a master it reaches streams from it at once: the promotion says so.)
@@ -225,7 +229,7 @@ func (r *replRun) retarget(at time.Duration) {
 		r.m.Step(at, repl.SetApp{Master: target})
 		r.flush()
 	}
-	if target != s.told {
+	if target != s.told && r.workload {
 		s.told = target
 		r.tell(repl.AppTarget{At: at, Near: s.near, Master: target})
 	}
