@@ -208,12 +208,15 @@ func (r *replRun) Event(ev fence.Event) {
 			r.sides.merged = append(r.sides.merged, ev.Copy)
 		}
 	}
+	if r.sides.on && !r.sides.dirty {
+		r.sides.dirty = movesWrites(ev)
+	}
 	r.flush()
 }
 
 // Instant implements drive.Observer.
 func (r *replRun) Instant(at time.Duration, e *fence.Engine) {
-	if r.sides.on {
+	if r.sides.dirty {
 		r.endSides(at)
 	}
 	// Closing the instant makes the decisions due at it; with none due, the writes of the

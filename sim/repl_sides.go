@@ -33,6 +33,7 @@ import (
 // and what is lost is decided at the merge.
 type sides struct {
 	on       bool             // a partition has been seen: the rules above apply
+	dirty    bool             // an event of this instant may have moved the writes (movesWrites)
 	d        *drive.Driver    // the driver, for its cluster (segments, writable nodes)
 	e        *fence.Engine    // the engine, for its copies
 	near     int              // the node the application sits beside
@@ -94,9 +95,23 @@ func (r *replRun) stream(j int) repl.SetStream {
 	return repl.SetStream{Node: j, Frozen: r.sides.frozen[j] || r.sides.cut[j] >= 0}
 }
 
-// endSides applies the partition's rules at the end of instant at (see sides).
+// movesWrites reports whether event ev may change where the writes go or which streams a
+// partition cuts: anything but a probe's state, an alarm's life and a link's fault (a link
+// matters to the model, which is told it, not to who is writable).
+func movesWrites(ev fence.Event) bool {
+	switch ev.(type) {
+	case *fence.StateChanged, *fence.AlarmRaised, *fence.AlarmExpired, *fence.AlarmHealed, *fence.AlarmCleared,
+		*fence.ExpiryWaiting, *fence.Logged, *fence.AlertNotImplemented, *drive.FaultSet:
+		return false
+	}
+	return true
+}
+
+// endSides applies the partition's rules at the end of instant at (see sides), after an event
+// that may have moved the writes.
 func (r *replRun) endSides(at time.Duration) {
 	s := &r.sides
+	s.dirty = false
 	if len(s.merged) > 0 {
 		for _, k := range s.merged {
 			r.mergeCopy(at, k)
