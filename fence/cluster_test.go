@@ -123,6 +123,16 @@ func TestMerge(t *testing.T) {
 			},
 		},
 		{
+			name: "a replica the adopted copy only failed keeps its own shun: it would come back by itself",
+			sides: []Side{
+				{Cluster: Cluster{master, failsafeR}, Members: []int{1}},
+				{Cluster: Cluster{master, failedR}, Members: []int{0}, Primary: true},
+			},
+			adopted:   1,
+			merged:    Cluster{master, failsafeR},
+			conflicts: nil,
+		},
+		{
 			name:    "one side: adopted, nothing overwritten",
 			sides:   []Side{{Cluster: Cluster{master}, Members: []int{0}}},
 			adopted: 0,

@@ -325,7 +325,7 @@ type FailsafeShunned struct {
 // Copy: the copy of the side Adopted (a copy number) was adopted; Conflicts are the nodes on
 // which an overwritten copy differed (Conflict.Side is that copy's number). KeptShuns are the
 // nodes whose own FAILSAFE-SHUN (in the copy their own manager held) the merged copy keeps
-// although the adopted copy had them in service. The slices are the decision's own.
+// although the adopted copy did not have them shunned. The slices are the decision's own.
 type CopiesMerged struct {
 	At        time.Duration
 	Copy      int

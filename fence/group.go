@@ -144,11 +144,11 @@ func (e *Engine) stepMerge(in MergeCopies) {
 	e.copyNumber(in.Copy)
 	adopted := in.Sources[in.Adopted]
 	win := e.copies[adopted]
-	// A node's own FAILSAFE-SHUN survives the merge when the adopted copy has the node in
-	// service: its side never saw the shun, and only the operator's recover undoes one.
+	// A node's own FAILSAFE-SHUN survives the merge when the adopted copy does not have the node
+	// shunned: its side never saw the shun, and only the operator's recover undoes one.
 	var shuns []int
 	for i := range win {
-		if own := e.copyOf[i]; own != adopted && !win[i].Failed && slices.Contains(in.Sources, own) && e.copies[own][i].Failsafe {
+		if own := e.copyOf[i]; own != adopted && !win[i].Shunned && slices.Contains(in.Sources, own) && e.copies[own][i].Failsafe {
 			shuns = append(shuns, i)
 		}
 	}
