@@ -438,8 +438,18 @@ func (c *Cluster) checkWritable(at time.Duration) {
 	}
 }
 
-// Writable is the set of nodes writable now.
+// Writable is the set of nodes writable as last checked for split brain: after every step of
+// the group, and after the engine's decisions while the managers hold more than one copy.
 func (c *Cluster) Writable() group.Set { return c.writable }
+
+// WritableNow works out the set of nodes writable now, whatever was last checked: master and,
+// in their own side's copy, neither failed nor shunned, their host up (or, their manager down
+// and out of every primary view's reach, writable when it went down).
+func (c *Cluster) WritableNow() group.Set { return c.writableNow() }
+
+// Segment returns the network segment member m is on: members on one segment reach each other
+// (and the application beside them), on two do not. 0 for every member of one network.
+func (c *Cluster) Segment(m int) int { return c.net[m].Segment }
 
 // flush tells emit of the engine's decisions.
 func (c *Cluster) flush() {

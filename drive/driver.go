@@ -150,6 +150,11 @@ func (d *Driver) Next() time.Duration {
 	return d.next
 }
 
+// Cluster returns the managers as a group the driver runs beside the engine, to read between
+// instants (do not step it); nil until the first action that concerns the group made it, and
+// always without Config.Group.
+func (d *Driver) Cluster() *cluster.Cluster { return d.c }
+
 // Ended reports whether the end instant has been run: the run is over.
 func (d *Driver) Ended() bool { return d.ended }
 

@@ -52,7 +52,8 @@ type Conflict struct {
 
 // Merge joins the copies of sides whose views merge (issue 10's rule): the merged group adopts
 // the copy of the side that was primary; if several were, or none was, the side holding the
-// first member in cluster order. It returns the adopted side's index, a copy of its cluster,
+// first member in cluster order. A member of another side that its own side's copy has shunned
+// by failsafe, and the adopted copy does not have shunned, keeps its shun: only recover undoes one. It returns the adopted side's index, a copy of its cluster,
 // and every conflict it overwrote: for each other side in argument order, each node, in
 // cluster order, on which that side's copy differs from the adopted one. No side, a side with
 // no member, or copies of different lengths panic.
@@ -83,16 +84,26 @@ func Merge(sides ...Side) (adopted int, merged Cluster, conflicts []Conflict) {
 			adopted = k
 		}
 	}
-	win := sides[adopted].Cluster
+	merged = sides[adopted].Cluster.Clone()
+	// A node's own FAILSAFE-SHUN (in its own side's copy) survives when the adopted copy has it
+	// not shunned (in service, or a replica failed): its side never saw the shun, and only the
+	// operator's recover undoes one.
+	for k, s := range sides {
+		for _, i := range s.Members {
+			if k != adopted && i < len(merged) && !sides[adopted].Cluster[i].Shunned && s.Cluster[i].Failsafe {
+				merged[i] = s.Cluster[i]
+			}
+		}
+	}
 	for k, s := range sides {
 		if k == adopted {
 			continue
 		}
-		for i := range win {
-			if s.Cluster[i] != win[i] {
-				conflicts = append(conflicts, Conflict{Node: i, Side: k, Kept: win[i], Lost: s.Cluster[i]})
+		for i := range merged {
+			if s.Cluster[i] != merged[i] {
+				conflicts = append(conflicts, Conflict{Node: i, Side: k, Kept: merged[i], Lost: s.Cluster[i]})
 			}
 		}
 	}
-	return adopted, win.Clone(), conflicts
+	return adopted, merged, conflicts
 }

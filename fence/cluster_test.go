@@ -11,6 +11,9 @@ var (
 	failedM = Member{Role: Replica, Failed: true, Shunned: true} // a master failed over
 	failedR = Member{Role: Replica, Failed: true}
 	manualM = Member{Role: Master, Failed: true, Shunned: true} // a master failed under manual policy
+	// Shunned by their own managers' failsafe.
+	failsafeM = Member{Role: Master, Failed: true, Shunned: true, Failsafe: true}
+	failsafeR = Member{Role: Replica, Failed: true, Shunned: true, Failsafe: true}
 )
 
 // TestClone: a clone evolves apart from the original.
@@ -28,8 +31,10 @@ func TestClone(t *testing.T) {
 }
 
 // TestMerge pins issue 10's rule to exact values: the primary side's copy wins; between two
-// primaries, or two non-primaries, the side holding the first member in cluster order; every
-// node on which another side differed is a conflict, side by side, in cluster order.
+// primaries, or two non-primaries, the side holding the first member in cluster order; a
+// member's own failsafe shun survives when the adopted copy has it in service; every node on
+// which another side differed from the merged copy is a conflict, side by side, in cluster
+// order.
 func TestMerge(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
@@ -90,6 +95,42 @@ func TestMerge(t *testing.T) {
 				{Node: 0, Side: 1, Kept: failedM, Lost: master},
 				{Node: 2, Side: 1, Kept: master, Lost: replica},
 			},
+		},
+		{
+			name: "none primary: the adopted side never saw the other side's own failsafe shuns, which are kept",
+			sides: []Side{
+				{Cluster: Cluster{failsafeR, master, replica, failsafeR}, Members: []int{0, 3}},
+				{Cluster: Cluster{replica, failsafeM, failsafeR, replica}, Members: []int{1, 2}},
+			},
+			adopted: 0,
+			merged:  Cluster{failsafeR, failsafeM, failsafeR, failsafeR},
+			conflicts: []Conflict{
+				{Node: 0, Side: 1, Kept: failsafeR, Lost: replica},
+				{Node: 3, Side: 1, Kept: failsafeR, Lost: replica},
+			},
+		},
+		{
+			name: "a shun of a member the adopted copy failed over is not kept: the adopted copy knows it is out",
+			sides: []Side{
+				{Cluster: Cluster{failsafeM, replica, replica}, Members: []int{0}},
+				{Cluster: Cluster{failedM, master, replica}, Members: []int{1, 2}, Primary: true},
+			},
+			adopted: 1,
+			merged:  Cluster{failedM, master, replica},
+			conflicts: []Conflict{
+				{Node: 0, Side: 0, Kept: failedM, Lost: failsafeM},
+				{Node: 1, Side: 0, Kept: master, Lost: replica},
+			},
+		},
+		{
+			name: "a replica the adopted copy only failed keeps its own shun: it would come back by itself",
+			sides: []Side{
+				{Cluster: Cluster{master, failsafeR}, Members: []int{1}},
+				{Cluster: Cluster{master, failedR}, Members: []int{0}, Primary: true},
+			},
+			adopted:   1,
+			merged:    Cluster{master, failsafeR},
+			conflicts: nil,
 		},
 		{
 			name:    "one side: adopted, nothing overwritten",

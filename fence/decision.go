@@ -323,13 +323,15 @@ type FailsafeShunned struct {
 
 // CopiesMerged: views merged and their sides' copies of the cluster's state became one, copy
 // Copy: the copy of the side Adopted (a copy number) was adopted; Conflicts are the nodes on
-// which an overwritten copy differed (Conflict.Side is that copy's number). The slice is the
-// decision's own.
+// which an overwritten copy differed (Conflict.Side is that copy's number). KeptShuns are the
+// nodes whose own FAILSAFE-SHUN (in the copy their own manager held) the merged copy keeps
+// although the adopted copy did not have them shunned. The slices are the decision's own.
 type CopiesMerged struct {
 	At        time.Duration
 	Copy      int
 	Adopted   int
 	Conflicts []Conflict
+	KeptShuns []int
 }
 
 // When implements Event.

@@ -2,6 +2,7 @@ package fence
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/failsim/failsim/statemap"
 )
@@ -141,22 +142,36 @@ func (e *Engine) stepFork(c, from int) {
 // stepMerge is MergeCopies.
 func (e *Engine) stepMerge(in MergeCopies) {
 	e.copyNumber(in.Copy)
-	win := e.copies[in.Sources[in.Adopted]]
+	adopted := in.Sources[in.Adopted]
+	win := e.copies[adopted]
+	// A node's own FAILSAFE-SHUN survives the merge when the adopted copy does not have the node
+	// shunned: its side never saw the shun, and only the operator's recover undoes one.
+	var shuns []int
+	for i := range win {
+		if own := e.copyOf[i]; own != adopted && !win[i].Shunned && slices.Contains(in.Sources, own) && e.copies[own][i].Failsafe {
+			shuns = append(shuns, i)
+		}
+	}
+	merged := win
+	if len(shuns) > 0 || in.Copy != adopted {
+		merged = win.Clone()
+	}
+	for _, i := range shuns {
+		merged[i] = e.copies[e.copyOf[i]][i]
+	}
 	var conflicts []Conflict
 	for k, src := range in.Sources {
 		if k == in.Adopted {
 			continue
 		}
-		for i := range win {
-			if e.copies[src][i] != win[i] {
-				conflicts = append(conflicts, Conflict{Node: i, Side: src, Kept: win[i], Lost: e.copies[src][i]})
+		for i := range merged {
+			if e.copies[src][i] != merged[i] {
+				conflicts = append(conflicts, Conflict{Node: i, Side: src, Kept: merged[i], Lost: e.copies[src][i]})
 			}
 		}
 	}
-	if in.Copy != in.Sources[in.Adopted] {
-		e.copies[in.Copy] = win.Clone()
-	}
-	emit(e, &e.dec.copiesMerged, CopiesMerged{At: e.now, Copy: in.Copy, Adopted: in.Sources[in.Adopted], Conflicts: conflicts})
+	e.copies[in.Copy] = merged
+	emit(e, &e.dec.copiesMerged, CopiesMerged{At: e.now, Copy: in.Copy, Adopted: adopted, Conflicts: conflicts, KeptShuns: shuns})
 }
 
 // stepCopies is SetCopies.

@@ -144,11 +144,7 @@ type facts struct {
 		Y     float64 `json:"y"`
 		Title string  `json:"title"`
 	} `json:"marks"`
-	Lost []struct {
-		T     float64 `json:"t"`
-		X     float64 `json:"x"`
-		Title string  `json:"title"`
-	} `json:"lost"`
+	Lost     []lostMark   `json:"lost"`
 	Writes   int          `json:"writes"`
 	Longest  []string     `json:"longest"`
 	Ticks    []string     `json:"ticks"`
@@ -307,9 +303,17 @@ func TestInBrowser(t *testing.T) {
 	}
 }
 
+// lostMark is a lost-writes mark as the page has it.
+type lostMark struct {
+	T     float64 `json:"t"`
+	X     float64 `json:"x"`
+	Title string  `json:"title"`
+}
+
 // writes checks the writes row: there exactly when the timeline has a workload, with one
-// lost-writes mark at the x of each failover, titled with what it lost, and the longest
-// outage outlined.
+// lost-writes mark at the x of each failover, titled with what it lost, one more at each merge
+// that overwrote a side's master (the verdict's "overwritten at"), and the longest outage
+// outlined.
 func writes(t *testing.T, f facts, tl *timeline.Timeline, page rendered) {
 	t.Helper()
 	workload := tl.Repl != nil && tl.Repl.Workload
@@ -322,14 +326,28 @@ func writes(t *testing.T, f facts, tl *timeline.Timeline, page rendered) {
 		}
 		return
 	}
-	if len(f.Lost) != len(page.Failovers) {
-		t.Errorf("%d lost-writes marks, want one at each of the %d failovers", len(f.Lost), len(page.Failovers))
+	var lost, merges []lostMark
+	for _, mk := range f.Lost {
+		if strings.HasPrefix(mk.Title, "merge at ") {
+			merges = append(merges, mk)
+			continue
+		}
+		lost = append(lost, mk)
+	}
+	overwritten := 0
+	for _, line := range page.Verdict {
+		if strings.Contains(line, " overwritten at ") {
+			overwritten++
+		}
+	}
+	if len(lost) != len(page.Failovers) || len(merges) != overwritten {
+		t.Errorf("%d lost-writes marks of failovers and %d of merges, want one at each of the %d failovers and %d merges", len(lost), len(merges), len(page.Failovers), overwritten)
 	}
 	for k, fo := range page.Failovers {
-		if k >= len(f.Lost) {
+		if k >= len(lost) {
 			break
 		}
-		mk := f.Lost[k]
+		mk := lost[k]
 		want := f.Left + fo.At.Seconds()/f.Span*f.Width
 		if mk.T != fo.At.Seconds() || math.Abs(mk.X-want) > 1 {
 			t.Errorf("failover at %v: lost-writes mark of t=%g at x=%.1f, want x=%.1f", fo.At, mk.T, mk.X, want)
@@ -349,7 +367,7 @@ func writes(t *testing.T, f facts, tl *timeline.Timeline, page rendered) {
 
 // groupIncidents are the shipped incidents whose timelines have a witness, a partition or a
 // host event: the ones whose chart draws the managers as a group.
-var groupIncidents = []string{"flapping-switch.timeline", "host-crash.timeline", "partition-master.timeline", "partition-witness.timeline", "two-node-split.timeline"}
+var groupIncidents = []string{"flapping-switch.timeline", "host-crash.timeline", "partition-master.timeline", "partition-master-workload.timeline", "partition-witness.timeline", "two-node-split.timeline"}
 
 // splitClock is the time a split-brain mark's title gives: its window's opening.
 var splitClock = regexp.MustCompile(`^(?:split brain at|SPLIT BRAIN: .* writable at once from) (\d\d:\d\d:\d\d(?:\.\d+)?)`)

@@ -80,6 +80,10 @@ func (r *Recorder) clientEvent(ev fence.Event, desc func() string) {
 		if ev.WritableAt > ev.At {
 			w.notes = append(w.notes, note{At: ev.At, Words: fmt.Sprintf("%s; takes writes at %s", desc(), narrate.Clock(r.tl.Start, ev.WritableAt))})
 		}
+	case repl.AppTarget:
+		// During a partition the application writes to the writable master of its side.
+		w.writer = ev.Master
+		say()
 	case repl.Overwritten:
 		w.losses = append(w.losses, mark{At: ev.At, Node: ev.Node, Title: fmt.Sprintf("merge at %s: %s. %s", narrate.Clock(r.tl.Start, ev.At), narrate.LossWords(r.names, ev.Lost), desc())})
 	case repl.FellBack:

@@ -11,6 +11,7 @@ import (
 
 	"github.com/failsim/failsim/htmlreport"
 	"github.com/failsim/failsim/narrate"
+	"github.com/failsim/failsim/repl"
 	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/timeline"
@@ -69,8 +70,14 @@ func TestWritesRow(t *testing.T) {
 		if longest != 1 {
 			t.Errorf("%s: %d outages outlined as the longest, want 1", file, longest)
 		}
-		if n, want := strings.Count(svg, `class="lw" data-t=`), len(verdict.Failovers()); n != want {
-			t.Errorf("%s: %d lost-writes marks, want one at each of %d failovers", file, n, want)
+		merges := 0
+		for _, l := range s.Losses {
+			if l.Cause == repl.LostAtMerge {
+				merges++
+			}
+		}
+		if n, want := strings.Count(svg, `class="lw" data-t=`), len(verdict.Failovers())+merges; n != want {
+			t.Errorf("%s: %d lost-writes marks, want one at each of %d failovers and %d merges", file, n, len(verdict.Failovers()), merges)
 		}
 	}
 	if workloads < 4 {
@@ -82,10 +89,11 @@ func TestWritesRow(t *testing.T) {
 // they were stopped.
 func TestOutageCause(t *testing.T) {
 	for file, want := range map[string][]string{
-		"lagging-replica":          {"cause: 03:14:07 db1 fault refuse", "lost 299 acknowledged writes of db1 (positions 84402..84700)", "299 writes lost"},
-		"lagging-replica-semisync": {"cause: 03:13:47 db2 link freeze; then: 03:14:07 db1 fault refuse; 03:14:09 db1 FAILOVER", "lost no acknowledged write", `class="sf"`},
-		"semisync-fallback":        {"cause: 02:10:00 db2 replicator stop", "02:10:10 db1 semisync fell back to async", `class="sr"`},
-		"ebs-stall-workload":       {"LONGEST OUTAGE: writes failed from 21:11:00 to 21:21:00 (10m0s, 120000 writes): cause: 21:11:00 db1 fault stall", "longest outage 10m0s"},
+		"lagging-replica":           {"cause: 03:14:07 db1 fault refuse", "lost 299 acknowledged writes of db1 (positions 84402..84700)", "299 writes lost"},
+		"lagging-replica-semisync":  {"cause: 03:13:47 db2 link freeze; then: 03:14:07 db1 fault refuse; 03:14:09 db1 FAILOVER", "lost no acknowledged write", `class="sf"`},
+		"semisync-fallback":         {"cause: 02:10:00 db2 replicator stop", "02:10:10 db1 semisync fell back to async", `class="sr"`},
+		"partition-master-workload": {"cause: 14:02:30 application beside db1 reaches no writable master: its writes fail", "merge at 14:20:00: lost 5000 acknowledged writes of db1 (positions 25001..30000)"},
+		"ebs-stall-workload":        {"LONGEST OUTAGE: writes failed from 21:11:00 to 21:21:00 (10m0s, 120000 writes): cause: 21:11:00 db1 fault stall", "longest outage 10m0s"},
 	} {
 		tl, m := load(t, "../testdata/incidents/"+file+".timeline")
 		_, chart := render(t, tl, m)

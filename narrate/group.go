@@ -47,7 +47,19 @@ func describeGroup(names []string, ev fence.Event) (s string, ok bool) {
 	case *fence.FailsafeShunned:
 		return fmt.Sprintf("%s FAILSAFE-SHUN: its manager's view was not primary for %s: %s shunned", names[ev.Node], plural(ev.Ticks, "tick"), ev.Role), true
 	case *fence.CopiesMerged:
+		var kept string
+		for k, i := range ev.KeptShuns {
+			if k == 0 {
+				kept = "; keeping the own FAILSAFE-SHUN of "
+			} else {
+				kept += ", "
+			}
+			kept += names[i]
+		}
 		if len(ev.Conflicts) == 0 {
+			if kept != "" {
+				return fmt.Sprintf("views merged: adopted copy %d of the cluster state%s", ev.Adopted, kept), true
+			}
 			return fmt.Sprintf("views merged: the sides' copies of the cluster state agree (copy %d)", ev.Copy), true
 		}
 		var b strings.Builder
@@ -57,7 +69,7 @@ func describeGroup(names []string, ev fence.Event) (s string, ok bool) {
 			}
 			fmt.Fprintf(&b, "%s %s (was %s)", names[c.Node], Member(c.Kept), Member(c.Lost))
 		}
-		return fmt.Sprintf("views merged: adopted copy %d of the cluster state, overwriting %s", ev.Adopted, b.String()), true
+		return fmt.Sprintf("views merged: adopted copy %d of the cluster state, overwriting %s%s", ev.Adopted, b.String(), kept), true
 	}
 	return "", false
 }

@@ -38,8 +38,25 @@ func describeRepl(names []string, ev fence.Event) (s string, ok bool) {
 		return fmt.Sprintf("%s no candidate by the ranking: %s", names[ev.Master], Excluded(names, ev.Standings)), true
 	case repl.Final:
 		return "replication summary", true
+	case repl.AppTarget:
+		return AppTargetWords(names, ev), true
+	case repl.StreamCut:
+		if ev.Cut {
+			return fmt.Sprintf("%s stream from %s cut by the partition: it stores nothing new", names[ev.Node], names[ev.Source]), true
+		}
+		return fmt.Sprintf("%s stream from %s restored: it stores what its lag allows", names[ev.Node], names[ev.Source]), true
 	}
 	return "", false
+}
+
+// AppTargetWords says where the application's writes go: "application beside db2 writes to
+// db1, the writable master on its side", "application beside db1 reaches no writable master:
+// its writes fail".
+func AppTargetWords(names []string, ev repl.AppTarget) string {
+	if ev.Master < 0 {
+		return fmt.Sprintf("application beside %s reaches no writable master: its writes fail", names[ev.Near])
+	}
+	return fmt.Sprintf("application beside %s writes to %s, the writable master on its side", names[ev.Near], names[ev.Master])
 }
 
 // ReplInput writes a timeline's replication event as the timeline does, after the node: "lag
@@ -163,6 +180,16 @@ func replJSON(j *EventJSON, names []string, ev fence.Event) bool {
 		j.Count, j.Detail = &n, LossWords(names, ev.Lost)
 	case repl.Unranked:
 		j.Event, j.Node, j.Detail = "unranked", names[ev.Master], Excluded(names, ev.Standings)
+	case repl.AppTarget:
+		j.Event, j.Node = "application", names[ev.Near]
+		if ev.Master >= 0 {
+			j.Master = names[ev.Master]
+		}
+	case repl.StreamCut:
+		j.Event, j.Node, j.Master = "stream-restored", names[ev.Node], names[ev.Source]
+		if ev.Cut {
+			j.Event = "stream-cut"
+		}
 	default:
 		return false
 	}

@@ -15,7 +15,8 @@ import (
 const (
 	// MaxOutage DUR: no run of time with no acknowledged write lasts longer than DUR.
 	MaxOutage = "max-outage"
-	// NoAckedWriteLost: no acknowledged write is lost at a failover.
+	// NoAckedWriteLost: no acknowledged write is lost, at a failover or when partition sides
+	// merge and one side's copy is overwritten.
 	NoAckedWriteLost = "no-acked-write-lost"
 )
 
@@ -53,6 +54,10 @@ func (p *noAckedWriteLost) Event(ev fence.Event) bool {
 	if f, ok := ev.(repl.Final); ok {
 		for _, l := range f.Summary.Losses {
 			if l.Count > 0 {
+				if l.Cause == repl.LostAtMerge {
+					p.fail(l.At, "%s when the sides merged and %s's copy was kept", narrate.LossWords(p.names, l), name(p.names, l.Keeper))
+					break
+				}
 				p.fail(l.At, "%s when %s was promoted", narrate.LossWords(p.names, l), name(p.names, l.Keeper))
 				break
 			}

@@ -194,4 +194,10 @@ func (m *Model) merge(in Merge) {
 		m.losses = append(m.losses, loss)
 		m.emit(Overwritten{At: m.now, Node: o, Kept: in.Kept, Lost: loss})
 	}
+	for _, r := range in.Repoint {
+		if m.checkNode(r).role != replica || in.Kept == -1 {
+			panic(fmt.Sprintf("repl: repointing node %d, which is no replica, to %d at a merge", r, in.Kept))
+		}
+		m.repoint(r, m.nodes[in.Kept].hist)
+	}
 }

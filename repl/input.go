@@ -94,9 +94,12 @@ type SetApp struct {
 // master). Each overwritten writer takes no more writes, and the acknowledged writes of its
 // history that Kept's does not hold are lost: those it acknowledged during the split, and those
 // before it that Kept had not stored. With no Kept nothing is lost: nothing overwrote them.
+// The replicas in Repoint (never Kept) now replicate from Kept, keeping only what their history
+// and Kept's share: those that replicated an overwritten side's master.
 type Merge struct {
 	Overwritten []int
 	Kept        int
+	Repoint     []int
 }
 
 func (SetLink) input()       {}

@@ -126,3 +126,6 @@ func (m *Model) checkNode(j int) *node {
 	}
 	return &m.nodes[j]
 }
+
+// App returns the writer the application writes to, -1 for none.
+func (m *Model) App() int { return m.app }

@@ -42,3 +42,26 @@ func (n Unranked) When() time.Duration { return n.At }
 
 // When implements fence.Event.
 func (n Final) When() time.Duration { return n.At }
+
+// AppTarget: from At the application, beside node Near, writes to writer Master, -1 for none:
+// during a partition, the writable master on its own side, if any (a replay tells it when the
+// target changes while the network is or was split).
+type AppTarget struct {
+	At           time.Duration
+	Near, Master int
+}
+
+// StreamCut: replica Node's stream from Source (the master whose history it replicates) was cut
+// by a partition (Cut: it stores nothing new from it) or restored (it stores at once what its
+// lag allows).
+type StreamCut struct {
+	At           time.Duration
+	Node, Source int
+	Cut          bool
+}
+
+// When implements fence.Event.
+func (n AppTarget) When() time.Duration { return n.At }
+
+// When implements fence.Event.
+func (n StreamCut) When() time.Duration { return n.At }

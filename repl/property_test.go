@@ -121,7 +121,15 @@ func (g *gen) input(t *rapid.T) Input {
 		if slices.Contains(over, g.app) {
 			g.app = kept
 		}
-		return Merge{Overwritten: over, Kept: kept}
+		var repoint []int
+		if kept >= 0 {
+			for _, r := range replicas {
+				if rapid.Bool().Draw(t, "repoint at the merge") {
+					repoint = append(repoint, r)
+				}
+			}
+		}
+		return Merge{Overwritten: over, Kept: kept, Repoint: repoint}
 	}
 }
 

@@ -297,6 +297,16 @@ func (r *ref) step(in Input) {
 			r.losses = append(r.losses, l)
 			r.out = append(r.out, Overwritten{At: l.At, Node: o, Kept: in.Kept, Lost: l})
 		}
+		for _, x := range in.Repoint {
+			g := r.nodes[in.Kept].hist
+			rn := &r.nodes[x]
+			keep := r.sharedRef(rn.src, g)
+			rn.stored, rn.applied, rn.before = min(rn.stored, keep), min(rn.applied, keep), min(rn.before, keep)
+			for i := range rn.past {
+				rn.past[i] = min(rn.past[i], keep)
+			}
+			rn.src = g
+		}
 	}
 	r.refresh()
 }

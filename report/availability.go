@@ -192,6 +192,9 @@ type lossJSON struct {
 	Count  int64   `json:"count"`
 	First  int64   `json:"first,omitempty"`
 	Last   int64   `json:"last,omitempty"`
+	// Deferred: a failover whose old master went on on its side of a partition; what it
+	// loses is told at the merge.
+	Deferred bool `json:"deferred,omitempty"`
 }
 
 // runJSON is one run of acknowledged writes in the JSON ledger.
@@ -235,7 +238,7 @@ func (r *Report) replJSON(start time.Time) (*availabilityJSON, *ledgerJSON) {
 	}
 	for _, x := range s.Losses {
 		l.Losses = append(l.Losses, lossJSON{T: x.At.Seconds(), Time: narrate.Clock(start, x.At), Cause: x.Cause.String(),
-			Master: name(x.Master), Keeper: name(x.Keeper), Count: x.Count, First: x.First, Last: x.Last})
+			Master: name(x.Master), Keeper: name(x.Keeper), Count: x.Count, First: x.First, Last: x.Last, Deferred: x.Deferred})
 	}
 	for _, e := range f.Ledger {
 		l.Runs = append(l.Runs, runJSON{Master: name(e.Master), First: e.First, Count: e.Count, FirstWrite: e.FirstWrite, Lost: e.Lost})

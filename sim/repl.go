@@ -58,6 +58,8 @@ type replRun struct {
 	own     time.Duration
 	ownOK   bool
 	ownSure bool
+	// What the model is told of partitions (repl_sides.go): nothing before the first.
+	sides sides
 }
 
 // replRole is what a node is to the model, as the engine's decisions made it.
@@ -76,6 +78,7 @@ func newReplRun(tl *timeline.Timeline, obs []drive.Observer) *replRun {
 	r.link, r.pending, r.hostDown = make([]repl.Link, len(tl.Nodes)), make([]bool, len(tl.Nodes)), make([]bool, len(tl.Nodes))
 	r.master = r.cfg.Master
 	r.role[r.master] = asWriter
+	r.sides = newSides(len(tl.Nodes), r.master, tl.Repl.Near)
 	return r
 }
 
@@ -116,7 +119,13 @@ func (r *replRun) begin(t time.Duration) {
 		r.touched()
 		r.m.Begin(e.At)
 		r.flush()
-		r.m.Step(e.At, e.Input)
+		in := e.Input
+		if f, ok := in.(repl.SetStream); ok {
+			// A stream cut by a partition stays cut whatever the timeline says of its link.
+			r.sides.frozen[f.Node] = f.Frozen
+			in = r.stream(f.Node)
+		}
+		r.m.Step(e.At, in)
 		r.tell(repl.Applied{At: e.At, Input: e.Input})
 		r.flush()
 	}
@@ -159,13 +168,13 @@ func (r *replRun) Event(ev fence.Event) {
 	switch ev := ev.(type) {
 	case *drive.FaultSet:
 		r.link[ev.Node], r.pending[ev.Node] = repl.LinkOf(ev.Fault), true
-		if ev.Node == r.master {
+		if ev.Node == r.master || r.sides.on {
 			r.tellLink(ev.At, ev.Node)
 		}
 	case *cluster.HostChanged:
 		if ev.Member < len(r.hostDown) {
 			r.hostDown[ev.Member], r.pending[ev.Member] = ev.Down, true
-			if ev.Member == r.master {
+			if ev.Member == r.master || r.sides.on {
 				r.tellLink(ev.At, ev.Member)
 			}
 		}
@@ -175,9 +184,11 @@ func (r *replRun) Event(ev fence.Event) {
 	case *fence.NoCandidate:
 		r.mark()
 		r.unranked(ev)
-		r.fail(ev.At, ev.Node)
+		if !r.goesOn(ev.Node) { // failed in another side's copy only: it goes on on its own
+			r.fail(ev.At, ev.Node)
+		}
 	case *fence.NodeFailed:
-		if ev.Role == fence.Master {
+		if ev.Role == fence.Master && !r.goesOn(ev.Node) {
 			r.mark()
 			r.fail(ev.At, ev.Node)
 		}
@@ -190,12 +201,24 @@ func (r *replRun) Event(ev fence.Event) {
 	case *fence.NodeRecovered:
 		r.mark()
 		r.recovered(ev.At, ev.Node, ev.Role)
+	case *cluster.Partitioned:
+		r.sides.on = r.sides.on || ev.Segments != nil
+	case *fence.CopiesMerged:
+		if r.sides.on {
+			r.sides.merged = append(r.sides.merged, ev.Copy)
+		}
+	}
+	if r.sides.on && !r.sides.dirty {
+		r.sides.dirty = movesWrites(ev)
 	}
 	r.flush()
 }
 
 // Instant implements drive.Observer.
 func (r *replRun) Instant(at time.Duration, e *fence.Engine) {
+	if r.sides.dirty {
+		r.endSides(at)
+	}
 	// Closing the instant makes the decisions due at it; with none due, the writes of the
 	// instant are settled later with the spell that follows.
 	if next, ok := r.ownNext(); at == r.end || (ok && next <= at) {
@@ -231,15 +254,22 @@ func (r *replRun) promote(at time.Duration, from, to int) {
 		from = -1
 	}
 	r.tellLink(at, to)
+	goesOn := r.goesOn(from)
 	var others []int
 	for j, x := range r.role {
-		if x == asReplica && j != to {
+		// During a partition only the replicas on the new master's side (holding its copy of
+		// the cluster's state) follow it; the others keep their side's master.
+		if x == asReplica && j != to && (!r.sides.on || r.sides.e.CopyOf(j) == r.sides.e.CopyOf(to)) {
 			others = append(others, j)
+			r.sides.src[j] = to
 		}
 	}
-	r.m.Step(at, repl.Promote{Node: to, From: from, Repoint: others})
-	r.role[to] = asWriter
-	if from >= 0 {
+	r.m.Step(at, repl.Promote{Node: to, From: from, Repoint: others, FromGoesOn: goesOn})
+	r.role[to], r.sides.src[to] = asWriter, -1
+	switch {
+	case goesOn:
+		r.sides.deferred[from] = true
+	case from >= 0:
 		r.role[from] = asOut
 	}
 	r.master = to
@@ -276,11 +306,17 @@ func (r *replRun) recovered(at time.Duration, node int, role fence.Role) {
 	}
 	r.tellLink(at, node)
 	of := r.master
+	if r.sides.on {
+		// The master in service of its own side's copy, if the model holds it as one.
+		if of = r.sides.e.MasterOf(node); of >= 0 && of != node && r.role[of] != asWriter {
+			of = -1
+		}
+	}
 	if role == fence.Master {
 		of, r.master = node, node
-		r.role[node] = asWriter
+		r.role[node], r.sides.src[node] = asWriter, -1
 	} else {
-		r.role[node] = asReplica
+		r.role[node], r.sides.src[node] = asReplica, of
 	}
 	r.m.Step(at, repl.Recover{Node: node, Of: of})
 }

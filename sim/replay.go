@@ -73,6 +73,9 @@ func newRunner(ctx context.Context, tl *timeline.Timeline, m *statemap.Map, obs 
 		Wake:        wake,
 		Group:       &cluster.Config{Witnesses: len(tl.Witnesses), GapThreshold: tl.GapThreshold, FailsafeThreshold: tl.FailsafeThreshold},
 	}, obs...)
+	if rr != nil {
+		rr.sides.d, rr.sides.e = d, e
+	}
 	return &runner{ctx: ctx, e: e, d: d, repl: rr}
 }
 

@@ -27,8 +27,9 @@ type Replication struct {
 	Workload     bool
 	WorkloadLine int
 	// Near is the node the application sits beside: the cluster line's first, or the
-	// workload's "near NODE". It matters only during a partition, which the replay does not
-	// model yet.
+	// workload's "near NODE". It matters only during a partition: the application then writes
+	// to the writable master on Near's side, if any (docs/engine.md, "The client's view during
+	// a partition").
 	Near int
 	// Events are the replication events, in time order (file order among equal times).
 	Events []ReplEvent

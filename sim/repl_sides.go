@@ -1,0 +1,251 @@
+package sim
+
+import (
+	"time"
+
+	"github.com/failsim/failsim/cluster"
+	"github.com/failsim/failsim/drive"
+	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/group"
+	"github.com/failsim/failsim/repl"
+)
+
+// sides is what the replication model is told of a partition (docs/engine.md, "The client's
+// view during a partition"; rules 52-58). Until the first partition it costs a flag: a timeline
+// without one is replayed as it always was. From the first partition on, at the end of every
+// instant the observers are told of:
+//
+//   - the copies of the cluster's state that merged at the instant are told to the model
+//     (repl.Merge): the master in service of the merged copy is kept; every other master of
+//     the model now holding it (a writer, or a master failed over while it went on on its
+//     side) is overwritten, and loses what the kept history does not hold; the replicas of an
+//     overwritten history are repointed to the kept one; a node the model holds as failed and
+//     the merged copy as a replica in service replicates the kept master again;
+//   - each replica's stream is cut while the replica is on another segment than the master it
+//     replicates (it stores nothing new, as a frozen link), and restored when they reach each
+//     other again; the timeline's own "link freeze" is kept apart and combined with it;
+//   - the application, beside node near, writes to a writable master on its own segment: the
+//     one it wrote to while that stays so, else the first in cluster order; none: its writes
+//     fail.
+//
+// A failover whose old master is still writable on its own side (its side's copy did not fail
+// it) promotes with repl.Promote.FromGoesOn: the old master goes on taking its side's writes,
+// and what is lost is decided at the merge.
+type sides struct {
+	on       bool             // a partition has been seen: the rules above apply
+	dirty    bool             // an event of this instant may have moved the writes (movesWrites)
+	d        *drive.Driver    // the driver, for its cluster (segments, writable nodes)
+	e        *fence.Engine    // the engine, for its copies
+	near     int              // the node the application sits beside
+	src      []int            // per node: the writer whose history it replicates, while a replica; -1 for none
+	frozen   []bool           // per node: its link frozen by the timeline (link freeze)
+	cut      []int            // per node: the writer its stream from was cut by a partition; -1 for none
+	deferred []bool           // per node: a master failed over while it went on on its side: the merge decides its loss
+	merged   []int            // the copies merged at this instant, to tell the model at its end
+	told     int              // the application's target last told (repl.AppTarget)
+	c        *cluster.Cluster // the cluster, once made
+}
+
+func newSides(n, master, near int) sides {
+	s := sides{near: near, told: master, src: make([]int, n), frozen: make([]bool, n), cut: make([]int, n), deferred: make([]bool, n)}
+	for j := range s.src {
+		s.src[j], s.cut[j] = master, -1
+	}
+	s.src[master] = -1
+	return s
+}
+
+// cluster returns the driver's cluster; nil before the group is made.
+func (s *sides) cluster() *cluster.Cluster {
+	if s.c == nil && s.d != nil {
+		s.c = s.d.Cluster()
+	}
+	return s.c
+}
+
+// reaches reports whether members a and b are on one segment of the network.
+func (s *sides) reaches(a, b int) bool {
+	c := s.cluster()
+	return c == nil || c.Segment(a) == c.Segment(b)
+}
+
+// writableSet is the set of nodes that take writes as the managers left them
+// (cluster.WritableNow).
+func (s *sides) writableSet() group.Set {
+	if c := s.cluster(); c != nil {
+		return c.WritableNow()
+	}
+	var w group.Set
+	for i := range s.src {
+		if s.e.Writable(i) {
+			w = w.With(i)
+		}
+	}
+	return w
+}
+
+// goesOn reports whether master from, just failed over, still takes writes on its own side.
+// Without a workload nothing is written, nothing can be lost at a merge: no master goes on.
+func (r *replRun) goesOn(from int) bool {
+	return r.sides.on && r.workload && from >= 0 && r.sides.writableSet().Has(from)
+}
+
+// stream is what the model is told of node j's stream: frozen by the timeline or cut.
+func (r *replRun) stream(j int) repl.SetStream {
+	return repl.SetStream{Node: j, Frozen: r.sides.frozen[j] || r.sides.cut[j] >= 0}
+}
+
+// movesWrites reports whether event ev may change where the writes go or which streams a
+// partition cuts: anything but a probe's state, an alarm's life and a link's fault (a link
+// matters to the model, which is told it, not to who is writable).
+func movesWrites(ev fence.Event) bool {
+	switch ev.(type) {
+	case *fence.StateChanged, *fence.AlarmRaised, *fence.AlarmExpired, *fence.AlarmHealed, *fence.AlarmCleared,
+		*fence.ExpiryWaiting, *fence.Logged, *fence.AlertNotImplemented, *drive.FaultSet:
+		return false
+	}
+	return true
+}
+
+// endSides applies the partition's rules at the end of instant at (see sides), after an event
+// that may have moved the writes.
+func (r *replRun) endSides(at time.Duration) {
+	s := &r.sides
+	s.dirty = false
+	if len(s.merged) > 0 {
+		for _, k := range s.merged {
+			r.mergeCopy(at, k)
+		}
+		s.merged = s.merged[:0]
+	}
+	r.recut(at)
+	r.retarget(at)
+}
+
+// mergeCopy tells the model that the sides now holding copy k of the cluster's state merged.
+func (r *replRun) mergeCopy(at time.Duration, k int) {
+	s, e := &r.sides, r.sides.e
+	kept := -1
+	for i := range r.role {
+		if e.CopyOf(i) == k {
+			kept = e.MasterOf(i)
+			break
+		}
+	}
+	if kept >= 0 && r.role[kept] == asOut {
+		// The adopted copy names it master in service: it takes writes again, on its history.
+		r.tellLink(at, kept)
+		r.m.Step(at, repl.Recover{Node: kept, Of: kept})
+		r.role[kept] = asWriter
+	}
+	if kept >= 0 && r.role[kept] != asWriter {
+		kept = -1
+	}
+	var over, repoint []int
+	for i, x := range r.role {
+		if e.CopyOf(i) != k || i == kept {
+			continue
+		}
+		switch {
+		case x == asWriter || (x == asOut && s.deferred[i]):
+			over = append(over, i)
+		case x == asReplica && kept >= 0 && s.src[i] != kept:
+			repoint = append(repoint, i)
+		}
+	}
+	if kept >= 0 {
+		s.deferred[kept] = false
+	}
+	if len(over) > 0 || len(repoint) > 0 {
+		r.mark()
+		r.m.Step(at, repl.Merge{Overwritten: over, Kept: kept, Repoint: repoint})
+	}
+	for _, i := range over {
+		r.role[i], s.deferred[i] = asOut, false
+		if r.master == i {
+			r.master = -1
+		}
+	}
+	for _, i := range repoint {
+		s.src[i] = kept
+	}
+	// A node the model holds as failed and the merged copy as a replica in service replicates
+	// the kept master: the engine may promote it later.
+	for i, x := range r.role {
+		if x != asOut || e.CopyOf(i) != k {
+			continue
+		}
+		if v := e.Node(i); v.Role == fence.Replica && !v.Failed {
+			r.mark()
+			r.m.Step(at, repl.Recover{Node: i, Of: kept})
+			r.role[i], s.src[i] = asReplica, kept
+		}
+	}
+	if kept >= 0 {
+		r.master = kept
+	}
+	r.flush()
+}
+
+// recut cuts or restores each replica's stream by the partition.
+func (r *replRun) recut(at time.Duration) {
+	s := &r.sides
+	for j, x := range r.role {
+		cut := -1
+		if x == asReplica && s.src[j] >= 0 && !s.reaches(j, s.src[j]) {
+			cut = s.src[j]
+		}
+		was := s.cut[j]
+		if cut == was {
+			continue
+		}
+		s.cut[j] = cut
+		r.mark()
+		r.m.Step(at, r.stream(j))
+		if !r.workload {
+			continue // no write, no position: nothing to tell
+		}
+		if was >= 0 && x == asReplica && s.src[j] == was {
+			// Cut from the same master before: the partition healed between them. (A replica
+			// repointed to a master it reaches streams from it at once: the promotion says so.)
+			r.tell(repl.StreamCut{At: at, Node: j, Source: was})
+		}
+		if cut >= 0 {
+			r.tell(repl.StreamCut{At: at, Node: j, Source: cut, Cut: true})
+		}
+	}
+}
+
+// retarget moves the application's writes to the writable master on its side, if it changed.
+func (r *replRun) retarget(at time.Duration) {
+	s := &r.sides
+	w := s.writableSet()
+	ok := func(i int) bool { return r.role[i] == asWriter && w.Has(i) && s.reaches(i, s.near) }
+	cur := r.m.App()
+	target := -1
+	if cur >= 0 && ok(cur) {
+		target = cur
+	} else {
+		for i := range r.role {
+			if ok(i) {
+				target = i
+				break
+			}
+		}
+	}
+	if target == cur && target == s.told {
+		return
+	}
+	if target != cur {
+		if target >= 0 {
+			r.tellLink(at, target)
+		}
+		r.mark()
+		r.m.Step(at, repl.SetApp{Master: target})
+		r.flush()
+	}
+	if target != s.told && r.workload {
+		s.told = target
+		r.tell(repl.AppTarget{At: at, Near: s.near, Master: target})
+	}
+}
