@@ -383,21 +383,36 @@ func (r *refEngine) setCopy(c int, cl []fence.Member) {
 func (r *refEngine) mergeCopies(at time.Duration, c int, sources []int, adopted int) {
 	r.now = at
 	win := r.copies[sources[adopted]]
+	// A node whose own copy (the one its manager holds) is among the sources and has it
+	// shunned by its failsafe keeps that entry, unless the adopted copy has it shunned already:
+	// only the operator's recover undoes a failsafe shun.
+	merged := append(fence.Cluster(nil), win...)
+	var kept []int
+	for i := range merged {
+		own := r.copyOf[i]
+		if own == sources[adopted] || win[i].Shunned || !r.copies[own][i].Failsafe {
+			continue
+		}
+		for _, s := range sources {
+			if s == own {
+				merged[i] = r.copies[own][i]
+				kept = append(kept, i)
+			}
+		}
+	}
 	var conflicts []fence.Conflict
 	for k, s := range sources {
 		if k == adopted {
 			continue
 		}
-		for i := range win {
-			if r.copies[s][i] != win[i] {
-				conflicts = append(conflicts, fence.Conflict{Node: i, Side: s, Kept: win[i], Lost: r.copies[s][i]})
+		for i := range merged {
+			if r.copies[s][i] != merged[i] {
+				conflicts = append(conflicts, fence.Conflict{Node: i, Side: s, Kept: merged[i], Lost: r.copies[s][i]})
 			}
 		}
 	}
-	if c != sources[adopted] {
-		r.setCopy(c, win)
-	}
-	r.emit(&fence.CopiesMerged{At: r.now, Copy: c, Adopted: sources[adopted], Conflicts: conflicts})
+	r.setCopy(c, merged)
+	r.emit(&fence.CopiesMerged{At: r.now, Copy: c, Adopted: sources[adopted], Conflicts: conflicts, KeptShuns: kept})
 }
 
 func (r *refEngine) setCopies(at time.Duration, copyOf []int) {

@@ -11,7 +11,7 @@ import (
 )
 
 // sides is what the replication model is told of a partition (docs/engine.md, "The client's
-// view during a partition"; rules 52-58). Until the first partition it costs a flag: a timeline
+// view during a partition"; rules 57-63). Until the first partition it costs a flag: a timeline
 // without one is replayed as it always was. From the first partition on, at the end of every
 // instant the observers are told of:
 //
