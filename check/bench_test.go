@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -81,5 +82,33 @@ func BenchmarkCheckWorkload(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "traces/s")
 		})
+	}
+}
+
+// BenchmarkCheckSideBySide runs BenchmarkCheck and BenchmarkCheckWorkload's runs in one
+// invocation, each family without and then with the workload (the same seed, shape and
+// statemap), so that the ratio of their traces/s is read from one run on one machine state:
+// the with-workload figure over the without one is issue 11's throughput target (>= 0.70).
+//
+//	go test ./check/ -run '^$' -bench SideBySide -benchtime 20000x -count 3
+func BenchmarkCheckSideBySide(b *testing.B) {
+	m := statemap.Default()
+	w := &Workload{Rate: repl.PerSecond(200), Deadline: 2 * time.Second}
+	for _, f := range []Family{Benign, Fatal, Mixed} {
+		for _, c := range []struct {
+			name string
+			work *Workload
+		}{{"without", nil}, {"with", w}} {
+			b.Run(fmt.Sprintf("%s/%s", f, c.name), func(b *testing.B) {
+				res, err := Run(context.Background(), Config{Map: m, Family: f, Shape: DefaultShape(), Traces: b.N, Seed: 1, Workload: c.work})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if !res.Held() {
+					b.Fatalf("%s: %s", res.Violations[0].Property, res.Violations[0].Why)
+				}
+				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "traces/s")
+			})
+		}
 	}
 }
