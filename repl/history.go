@@ -127,21 +127,33 @@ type ancestor struct {
 }
 
 func lineage(hs []history, h int) []ancestor {
-	out := []ancestor{{hist: h, upto: hs[h].top}}
-	for upto := hs[h].fork; hs[h].parent >= 0; {
-		h = hs[h].parent
-		out = append(out, ancestor{hist: h, upto: upto})
-		upto = min(upto, hs[h].fork)
+	out := []ancestor{own(hs, h)}
+	for a, ok := out[0], true; ; {
+		if a, ok = up(hs, a); !ok {
+			return out
+		}
+		out = append(out, a)
 	}
-	return out
+}
+
+// own is the first ancestor of h's lineage: h itself, all of it. Walk the rest with up; the
+// walks below allocate nothing, as they run at every failover of thousands of traces a second.
+func own(hs []history, h int) ancestor { return ancestor{hist: h, upto: hs[h].top} }
+
+// up returns the ancestor that follows a in its lineage, and false when a is the first history.
+func up(hs []history, a ancestor) (ancestor, bool) {
+	h := &hs[a.hist]
+	if h.parent < 0 {
+		return a, false
+	}
+	return ancestor{hist: h.parent, upto: min(a.upto, h.fork)}, true
 }
 
 // shared returns how many positions histories a and b have in common: the positions up to it
 // are the same commits on both.
 func shared(hs []history, a, b int) int64 {
-	lb := lineage(hs, b)
-	for _, x := range lineage(hs, a) {
-		for _, y := range lb {
+	for x, ok := own(hs, a), true; ok; x, ok = up(hs, x) {
+		for y, ok := own(hs, b), true; ok; y, ok = up(hs, y) {
 			if x.hist == y.hist {
 				return min(x.upto, y.upto)
 			}
@@ -153,7 +165,7 @@ func shared(hs []history, a, b int) int64 {
 // loseAbove marks lost the acknowledged writes on h's lineage above position above, on every
 // history of the lineage, and returns the count and the position range.
 func loseAbove(hs []history, h int, above int64) (n, first, last int64) {
-	for _, a := range lineage(hs, h) {
+	for a, ok := own(hs, h), true; ok; a, ok = up(hs, a) {
 		c, f, l := hs[a.hist].lose(above, a.upto)
 		if c == 0 {
 			continue
