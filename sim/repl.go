@@ -69,11 +69,23 @@ const (
 	asOut // a master failed over or failed
 )
 
-func newReplRun(tl *timeline.Timeline, obs []drive.Observer) *replRun {
-	r := &replRun{cfg: tl.Repl.Config, obs: obs, evs: tl.Repl.Events, end: tl.End, workload: tl.Repl.Workload}
-	r.m = repl.New(r.cfg)
-	r.role = make([]replRole, len(tl.Nodes))
-	r.link, r.pending, r.hostDown = make([]repl.Link, len(tl.Nodes)), make([]bool, len(tl.Nodes)), make([]bool, len(tl.Nodes))
+// newReplRun returns the model's run beside tl's replay; old, if not nil, is a run done with,
+// whose space (and model) it reuses.
+func newReplRun(tl *timeline.Timeline, obs []drive.Observer, old *replRun) *replRun {
+	r := old
+	if r == nil {
+		r = new(replRun)
+	}
+	m, role, link, pending, hostDown := r.m, r.role, r.link, r.pending, r.hostDown
+	*r = replRun{cfg: tl.Repl.Config, obs: obs, evs: tl.Repl.Events, end: tl.End, workload: tl.Repl.Workload}
+	if m == nil {
+		m = repl.New(r.cfg)
+	} else {
+		m.Reset(r.cfg)
+	}
+	r.m = m
+	r.role = zeroed(role, len(tl.Nodes))
+	r.link, r.pending, r.hostDown = zeroed(link, len(tl.Nodes)), zeroed(pending, len(tl.Nodes)), zeroed(hostDown, len(tl.Nodes))
 	r.master = r.cfg.Master
 	r.role[r.master] = asWriter
 	return r
