@@ -1,6 +1,7 @@
 package repl
 
 import (
+	"slices"
 	"sort"
 	"time"
 )
@@ -95,6 +96,9 @@ func (h *history) ack(k0, p0, n int64) {
 // lose marks lost the acknowledged writes of h at positions in (above, upto] that were not lost
 // already, and returns how many, with the lowest and highest position among them.
 func (h *history) lose(above, upto int64) (n, first, last int64) {
+	if !slices.ContainsFunc(h.acked, func(r run) bool { return !r.lost && max(r.p0, above+1) <= min(r.p0+r.n-1, upto) }) {
+		return 0, 0, 0 // nothing to lose: the runs stay as they are
+	}
 	var out []run
 	for _, r := range h.acked {
 		lo, hi := max(r.p0, above+1), min(r.p0+r.n-1, upto)
