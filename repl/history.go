@@ -70,10 +70,17 @@ func (h *history) commit(k0, n int64) int64 {
 // forked returns the history that node owner starts when promoted with positions up to at of
 // h (the one numbered parent) stored.
 func (h *history) forked(parent, owner int, at int64) history {
+	var g history
+	h.forkInto(&g, parent, owner, at)
+	return g
+}
+
+// forkInto makes *g the history forked returns, reusing g's space; g is not h.
+func (h *history) forkInto(g *history, parent, owner int, at int64) {
 	if at > h.top {
 		panic("repl: a fork above its history's top")
 	}
-	g := history{owner: owner, parent: parent, fork: at, top: at}
+	*g = history{owner: owner, parent: parent, fork: at, top: at, segs: g.segs[:0], acked: g.acked[:0]}
 	for _, s := range h.segs {
 		if s.p0 > at {
 			break
@@ -81,7 +88,6 @@ func (h *history) forked(parent, owner int, at int64) history {
 		s.n = min(s.n, at-s.p0+1)
 		g.segs = append(g.segs, s)
 	}
-	return g
 }
 
 // ack records that the n writes k0.. at positions p0.. of h were acknowledged.
