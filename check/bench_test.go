@@ -129,4 +129,4 @@ func BenchmarkCheckSideBySide(b *testing.B) {
 
 // sideBlock is how many traces BenchmarkCheckSideBySide replays one way before it replays them
 // the other.
-const sideBlock = 1000
+const sideBlock = 250
