@@ -58,6 +58,7 @@ type replRun struct {
 	own     time.Duration
 	ownOK   bool
 	ownSure bool
+	unread  bool // the model may have decisions not told yet: it was touched since the last flush
 }
 
 // replRole is what a node is to the model, as the engine's decisions made it.
@@ -104,10 +105,14 @@ func (r *replRun) wake() (time.Duration, bool) {
 // ownNext is the model's Next, worked out again only once the model changed (touched).
 func (r *replRun) ownNext() (time.Duration, bool) {
 	if !r.ownSure {
-		r.own, r.ownOK = r.m.Next()
-		r.ownSure = true
+		r.workOwn() // apart, so that this, asked at every instant, is inlined
 	}
 	return r.own, r.ownOK
+}
+
+func (r *replRun) workOwn() {
+	r.own, r.ownOK = r.m.Next()
+	r.ownSure = true
 }
 
 // mark notes that the model is told something at this instant.
@@ -116,8 +121,10 @@ func (r *replRun) mark() {
 	r.touched()
 }
 
-// touched notes that the model may have changed: its next decision is to be worked out again.
-func (r *replRun) touched() { r.ownSure = false }
+// touched notes that the model may have changed: its next decision is to be worked out again,
+// and it may have decisions to tell (flush). Call it before any call into the model that may
+// change it.
+func (r *replRun) touched() { r.ownSure, r.unread = false, true }
 
 // begin brings the model to instant t, which the driver is about to run: the replication
 // events due by t first, each at its time.
@@ -128,6 +135,7 @@ func (r *replRun) begin(t time.Duration) {
 		r.touched()
 		r.m.Begin(e.At)
 		r.flush()
+		r.touched()
 		r.m.Step(e.At, e.Input)
 		r.tell(repl.Applied{At: e.At, Input: e.Input})
 		r.flush()
@@ -232,6 +240,13 @@ func (r *replRun) tell(ev fence.Event) {
 
 // flush tells the model's decisions so far.
 func (r *replRun) flush() {
+	if r.unread { // apart, so that this much, asked twice at every event, is inlined
+		r.flushAll()
+	}
+}
+
+func (r *replRun) flushAll() {
+	r.unread = false
 	for _, d := range r.m.Ready() {
 		r.tell(d)
 	}
