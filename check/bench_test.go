@@ -63,8 +63,9 @@ func BenchmarkReplayOnly(b *testing.B) {
 }
 
 // BenchmarkCheckWorkload is BenchmarkCheck with a 200 writes/s workload on every trace and the
-// replication its family adds, the workload's default properties included: compare its
-// traces/s with BenchmarkCheck's.
+// replication its family adds, the workload's default properties included. Its traces/s and
+// BenchmarkCheck's come from separate runs, which other load on the machine sways apart:
+// BenchmarkCheckSideBySide measures the two side by side, for their ratio.
 //
 //	go test ./check/ -run '^$' -bench Check -benchtime 20000x
 func BenchmarkCheckWorkload(b *testing.B) {
@@ -83,3 +84,50 @@ func BenchmarkCheckWorkload(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCheckSideBySide measures BenchmarkCheck's and BenchmarkCheckWorkload's runs side by
+// side: for each family it replays the same traces (seed, shape and statemap) without and with
+// the workload, alternating blocks of sideBlock traces, so that whatever else the machine does
+// falls on both alike. It reports both throughputs, by the clock and, where the process's CPU
+// time is at hand, by CPU time (cpu-traces/s, the figure that other load on a shared machine
+// disturbs least), and the ratio of with to without: issue 11's target is a ratio of 0.70 or
+// more. ns/op is one trace replayed both ways.
+//
+//	go test ./check/ -run '^$' -bench SideBySide -benchtime 20000x -count 3
+func BenchmarkCheckSideBySide(b *testing.B) {
+	m := statemap.Default()
+	w := &Workload{Rate: repl.PerSecond(200), Deadline: 2 * time.Second}
+	for _, f := range []Family{Benign, Fatal, Mixed} {
+		b.Run(f.String(), func(b *testing.B) {
+			var wall, cpu [2]time.Duration // without, with
+			for first := 0; first < b.N; first += sideBlock {
+				n := min(sideBlock, b.N-first)
+				for k, work := range []*Workload{nil, w} {
+					t0, c0 := time.Now(), cpuTime()
+					res, err := Run(context.Background(), Config{Map: m, Family: f, Shape: DefaultShape(), Traces: n, First: first, Seed: 1, Workload: work})
+					wall[k] += time.Since(t0)
+					cpu[k] += cpuTime() - c0
+					if err != nil {
+						b.Fatal(err)
+					}
+					if !res.Held() {
+						b.Fatalf("%s: %s", res.Violations[0].Property, res.Violations[0].Why)
+					}
+				}
+			}
+			rate := func(d time.Duration) float64 { return float64(b.N) / d.Seconds() }
+			b.ReportMetric(rate(wall[0]), "without-traces/s")
+			b.ReportMetric(rate(wall[1]), "with-traces/s")
+			b.ReportMetric(float64(wall[0])/float64(wall[1]), "ratio")
+			if cpu[0] > 0 && cpu[1] > 0 {
+				b.ReportMetric(rate(cpu[0]), "without-cpu-traces/s")
+				b.ReportMetric(rate(cpu[1]), "with-cpu-traces/s")
+				b.ReportMetric(float64(cpu[0])/float64(cpu[1]), "cpu-ratio")
+			}
+		})
+	}
+}
+
+// sideBlock is how many traces BenchmarkCheckSideBySide replays one way before it replays them
+// the other.
+const sideBlock = 250

@@ -45,6 +45,7 @@ type Generator struct {
 	within time.Duration // detects-death-within's fixed duration; 0 for the statemap's promise
 	start  time.Time     // the clock time of t=0 of every trace
 	work   *Workload     // every trace's workload, and the replication its family adds; nil for none
+	inputs replInputs    // the replication inputs of the traces, when work is not nil
 }
 
 type blip struct {
@@ -105,6 +106,7 @@ func NewGeneratorOptions(family Family, shape Shape, m *statemap.Map, opt Option
 		}
 		g.nodes = append(g.nodes, fence.NodeConfig{Name: "db" + strconv.Itoa(i+1), Role: r})
 	}
+	g.inputs = newReplInputs(shape.Nodes)
 	lag := max(shape.Interval, shape.Timeout)
 	g.gap = lag + 15*time.Second
 	for _, f := range candidates {

@@ -70,26 +70,60 @@ func (b *builder) replicate(w Workload, r *timeline.Replication) {
 			r.Events = append(r.Events, timeline.ReplEvent{At: at, Input: in})
 		}
 	}
+	in := &b.g.inputs
 	for j := 1; j < len(b.g.nodes); j++ {
 		if b.rng.IntN(2) == 0 {
 			at := b.between(0, L/2)
-			add(at, repl.SetLag{Node: j, Lag: b.between(0, time.Minute)})
+			add(at, in.lag(j, b.between(0, maxLag)))
 			if b.rng.IntN(2) == 0 {
-				add(at+b.between(time.Minute, L/2), repl.SetLag{Node: j})
+				add(at+b.between(time.Minute, L/2), in.lag(j, 0))
 			}
 		}
 		if b.rng.IntN(3) == 0 {
 			at := b.between(0, L)
-			add(at, repl.SetStream{Node: j, Frozen: true})
-			add(at+b.between(10*time.Second, 20*time.Minute), repl.SetStream{Node: j})
+			add(at, in.stream[j][1])
+			add(at+b.between(10*time.Second, 20*time.Minute), in.stream[j][0])
 		}
 		if b.rng.IntN(4) == 0 {
 			at := b.between(0, L)
-			add(at, repl.SetReplicator{Node: j})
-			add(at+b.between(10*time.Second, 20*time.Minute), repl.SetReplicator{Node: j, Running: true})
+			add(at, in.replicator[j][0])
+			add(at+b.between(10*time.Second, 20*time.Minute), in.replicator[j][1])
 		}
 	}
 	slices.SortStableFunc(r.Events, func(a, b timeline.ReplEvent) int { return cmp.Compare(a.At, b.At) })
+}
+
+// maxLag is the longest stream lag replicate sets on a replica.
+const maxLag = time.Minute
+
+// replInputs are the replication inputs replicate draws from, made once per generator: an
+// input stored in a trace's events is an interface value, and making it anew for each event
+// costs an allocation, which at thousands of traces a second costs more than the model's use
+// of it. The values are never changed, so traces, and their clones, share them.
+type replInputs struct {
+	lags       [][]repl.Input  // per node, SetLag of 0 s, 1 s, ... maxLag
+	stream     [][2]repl.Input // per node, SetStream healed ([0]) and frozen ([1])
+	replicator [][2]repl.Input // per node, SetReplicator stopped ([0]) and running ([1])
+}
+
+func newReplInputs(nodes int) replInputs {
+	in := replInputs{lags: make([][]repl.Input, nodes), stream: make([][2]repl.Input, nodes), replicator: make([][2]repl.Input, nodes)}
+	for j := range nodes {
+		for s := time.Duration(0); s <= maxLag; s += time.Second {
+			in.lags[j] = append(in.lags[j], repl.SetLag{Node: j, Lag: s})
+		}
+		in.stream[j] = [2]repl.Input{repl.SetStream{Node: j}, repl.SetStream{Node: j, Frozen: true}}
+		in.replicator[j] = [2]repl.Input{repl.SetReplicator{Node: j}, repl.SetReplicator{Node: j, Running: true}}
+	}
+	return in
+}
+
+// lag returns SetLag{Node: j, Lag: d}, for d a whole number of seconds up to maxLag.
+func (in *replInputs) lag(j int, d time.Duration) repl.Input {
+	if d%time.Second == 0 && d >= 0 && d <= maxLag {
+		return in.lags[j][d/time.Second]
+	}
+	return repl.SetLag{Node: j, Lag: d}
 }
 
 // cloneRepl returns a copy of r that shares nothing with it; nil for nil.

@@ -210,6 +210,7 @@ type replayer struct {
 	trace property.Trace // every trace of g is the same to a property
 	hit   []int
 	buf   traceBuf
+	sim   sim.Replayer
 }
 
 func newReplayer(g *Generator, m *statemap.Map, specs []property.Spec) *replayer {
@@ -223,7 +224,7 @@ func (r *replayer) run(seed uint64, i int) []int {
 	if err != nil {
 		panic("check: the properties checked at start no longer build: " + err.Error())
 	}
-	sim.Replay(tl, r.m, set)
+	r.sim.Replay(tl, r.m, set)
 	r.hit = r.hit[:0]
 	for k := range r.specs {
 		if bad, _ := set.Violated(k); bad {

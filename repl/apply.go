@@ -109,8 +109,7 @@ func (m *Model) promote(in Promote) {
 	}
 	unapplied := stored - max(ap, min(stored, m.stored(in.Node, ready-n.apLag)))
 
-	m.hists = append(m.hists, m.hists[n.src].forked(n.src, in.Node, stored))
-	g := len(m.hists) - 1
+	g := m.fork(n.src, in.Node, stored)
 	frozen := n.frozen
 	n.frozen = true // its stored position stays as it is: a master stores no stream
 	m.restream(in.Node)

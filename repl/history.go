@@ -1,6 +1,7 @@
 package repl
 
 import (
+	"slices"
 	"sort"
 	"time"
 )
@@ -69,10 +70,17 @@ func (h *history) commit(k0, n int64) int64 {
 // forked returns the history that node owner starts when promoted with positions up to at of
 // h (the one numbered parent) stored.
 func (h *history) forked(parent, owner int, at int64) history {
+	var g history
+	h.forkInto(&g, parent, owner, at)
+	return g
+}
+
+// forkInto makes *g the history forked returns, reusing g's space; g is not h.
+func (h *history) forkInto(g *history, parent, owner int, at int64) {
 	if at > h.top {
 		panic("repl: a fork above its history's top")
 	}
-	g := history{owner: owner, parent: parent, fork: at, top: at}
+	*g = history{owner: owner, parent: parent, fork: at, top: at, segs: g.segs[:0], acked: g.acked[:0]}
 	for _, s := range h.segs {
 		if s.p0 > at {
 			break
@@ -80,7 +88,6 @@ func (h *history) forked(parent, owner int, at int64) history {
 		s.n = min(s.n, at-s.p0+1)
 		g.segs = append(g.segs, s)
 	}
-	return g
 }
 
 // ack records that the n writes k0.. at positions p0.. of h were acknowledged.
@@ -95,6 +102,9 @@ func (h *history) ack(k0, p0, n int64) {
 // lose marks lost the acknowledged writes of h at positions in (above, upto] that were not lost
 // already, and returns how many, with the lowest and highest position among them.
 func (h *history) lose(above, upto int64) (n, first, last int64) {
+	if !slices.ContainsFunc(h.acked, func(r run) bool { return !r.lost && max(r.p0, above+1) <= min(r.p0+r.n-1, upto) }) {
+		return 0, 0, 0 // nothing to lose: the runs stay as they are
+	}
 	var out []run
 	for _, r := range h.acked {
 		lo, hi := max(r.p0, above+1), min(r.p0+r.n-1, upto)
@@ -127,21 +137,33 @@ type ancestor struct {
 }
 
 func lineage(hs []history, h int) []ancestor {
-	out := []ancestor{{hist: h, upto: hs[h].top}}
-	for upto := hs[h].fork; hs[h].parent >= 0; {
-		h = hs[h].parent
-		out = append(out, ancestor{hist: h, upto: upto})
-		upto = min(upto, hs[h].fork)
+	out := []ancestor{own(hs, h)}
+	for a, ok := out[0], true; ; {
+		if a, ok = up(hs, a); !ok {
+			return out
+		}
+		out = append(out, a)
 	}
-	return out
+}
+
+// own is the first ancestor of h's lineage: h itself, all of it. Walk the rest with up; the
+// walks below allocate nothing, as they run at every failover of thousands of traces a second.
+func own(hs []history, h int) ancestor { return ancestor{hist: h, upto: hs[h].top} }
+
+// up returns the ancestor that follows a in its lineage, and false when a is the first history.
+func up(hs []history, a ancestor) (ancestor, bool) {
+	h := &hs[a.hist]
+	if h.parent < 0 {
+		return a, false
+	}
+	return ancestor{hist: h.parent, upto: min(a.upto, h.fork)}, true
 }
 
 // shared returns how many positions histories a and b have in common: the positions up to it
 // are the same commits on both.
 func shared(hs []history, a, b int) int64 {
-	lb := lineage(hs, b)
-	for _, x := range lineage(hs, a) {
-		for _, y := range lb {
+	for x, ok := own(hs, a), true; ok; x, ok = up(hs, x) {
+		for y, ok := own(hs, b), true; ok; y, ok = up(hs, y) {
 			if x.hist == y.hist {
 				return min(x.upto, y.upto)
 			}
@@ -153,7 +175,7 @@ func shared(hs []history, a, b int) int64 {
 // loseAbove marks lost the acknowledged writes on h's lineage above position above, on every
 // history of the lineage, and returns the count and the position range.
 func loseAbove(hs []history, h int, above int64) (n, first, last int64) {
-	for _, a := range lineage(hs, h) {
+	for a, ok := own(hs, h), true; ok; a, ok = up(hs, a) {
 		c, f, l := hs[a.hist].lose(above, a.upto)
 		if c == 0 {
 			continue

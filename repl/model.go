@@ -30,10 +30,21 @@ type Model struct {
 
 // New returns the model of a cluster as cfg describes it at t=0.
 func New(cfg Config) *Model {
+	m := new(Model)
+	m.Reset(cfg)
+	return m
+}
+
+// Reset makes m what New(cfg) returns, reusing the space m holds: a caller that runs one model
+// after another (failsim check, thousands of traces a second) allocates it once. Nothing m
+// handed out before (decisions, summaries, ledgers) shares that space.
+func (m *Model) Reset(cfg Config) {
 	cfg.check()
-	m := &Model{cfg: cfg, app: cfg.Master, limit: math.MaxInt64}
-	m.hists = []history{{owner: cfg.Master, parent: -1}}
-	m.nodes = make([]node, cfg.Nodes)
+	old := m.reusable(cfg.Nodes)
+	*m = Model{cfg: cfg, app: cfg.Master, limit: math.MaxInt64}
+	m.hists = append(old.hists[:0], history{owner: cfg.Master, parent: -1, segs: old.segs, acked: old.acked})
+	m.nodes = old.nodes
+	m.wait, m.losses, m.client.outages = old.wait, old.losses, old.outages
 	for j := range m.nodes {
 		if j == cfg.Master {
 			m.nodes[j] = node{role: writer, hist: 0, ready: true, semiOn: true, src: -1}
@@ -42,7 +53,6 @@ func New(cfg Config) *Model {
 		m.startReplica(j, 0, 0)
 	}
 	m.client.runStart = -1
-	return m
 }
 
 // Step tells the model that in happened at time at, which must not be before the time the

@@ -53,8 +53,12 @@ func Better(a, b Standing) bool {
 // Rank returns the standings in ranking order, as a new slice: the candidates best first
 // (Better), then the excluded in cluster order.
 func Rank(s []Standing) []Standing {
-	out := slices.Clone(s)
-	slices.SortStableFunc(out, func(a, b Standing) int {
+	return rankInPlace(slices.Clone(s))
+}
+
+// rankInPlace sorts s in ranking order (Rank) and returns it.
+func rankInPlace(s []Standing) []Standing {
+	slices.SortStableFunc(s, func(a, b Standing) int {
 		switch ac, bc := a.Excluded == Candidate, b.Excluded == Candidate; {
 		case ac != bc:
 			if ac {
@@ -70,7 +74,7 @@ func Rank(s []Standing) []Standing {
 		}
 		return 0
 	})
-	return out
+	return s
 }
 
 // Best returns the node of the best candidate among s, -1 when none is a candidate.
@@ -121,8 +125,9 @@ func (m *Model) Standings(eligible, inView func(node int) bool) []Standing {
 // given with the Promoted decision of that instant.
 func (m *Model) Candidate(inView func(node int) bool) fence.CandidateRule {
 	return func(_ fence.Cluster, eligible func(int) bool) int {
-		s := m.Standings(eligible, inView)
-		m.ranking, m.rankedAt, m.hasRanked = Rank(s), m.now, true
-		return Best(s)
+		s := m.Standings(eligible, inView) // new: ranked where it stands, no copy
+		best := Best(s)
+		m.ranking, m.rankedAt, m.hasRanked = rankInPlace(s), m.now, true
+		return best
 	}
 }

@@ -109,7 +109,7 @@ func (m *Model) reapply(j int) {
 func (m *Model) startReplica(j, src int, base int64) {
 	n := &m.nodes[j]
 	n.role, n.src = replica, src
-	n.pieces = []piece{{from: m.now, base: base, cap: math.MaxInt64, src: src, lag: n.lag}}
+	n.pieces = append(n.pieces[:0], piece{from: m.now, base: base, cap: math.MaxInt64, src: src, lag: n.lag})
 	n.pieces[0].storing = n.storing()
 	n.apBase, n.apLag, n.applying = base, n.applyLag, !n.stopped
 }

@@ -243,5 +243,5 @@ func (m *Model) resolve(cut, ackFrom func(entry) int64) {
 			break
 		}
 	}
-	m.wait = m.wait[i:]
+	m.wait = append(m.wait[:0], m.wait[i:]...) // keeps the space: the wait is enqueued to again and again
 }

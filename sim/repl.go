@@ -58,6 +58,7 @@ type replRun struct {
 	own     time.Duration
 	ownOK   bool
 	ownSure bool
+	unread  bool // the model may have decisions not told yet: it was touched since the last flush
 	// What the model is told of partitions (repl_sides.go): nothing before the first.
 	sides sides
 }
@@ -71,11 +72,23 @@ const (
 	asOut // a master failed over or failed
 )
 
-func newReplRun(tl *timeline.Timeline, obs []drive.Observer) *replRun {
-	r := &replRun{cfg: tl.Repl.Config, obs: obs, evs: tl.Repl.Events, end: tl.End, workload: tl.Repl.Workload}
-	r.m = repl.New(r.cfg)
-	r.role = make([]replRole, len(tl.Nodes))
-	r.link, r.pending, r.hostDown = make([]repl.Link, len(tl.Nodes)), make([]bool, len(tl.Nodes)), make([]bool, len(tl.Nodes))
+// newReplRun returns the model's run beside tl's replay; old, if not nil, is a run done with,
+// whose space (and model) it reuses.
+func newReplRun(tl *timeline.Timeline, obs []drive.Observer, old *replRun) *replRun {
+	r := old
+	if r == nil {
+		r = new(replRun)
+	}
+	m, role, link, pending, hostDown := r.m, r.role, r.link, r.pending, r.hostDown
+	*r = replRun{cfg: tl.Repl.Config, obs: obs, evs: tl.Repl.Events, end: tl.End, workload: tl.Repl.Workload}
+	if m == nil {
+		m = repl.New(r.cfg)
+	} else {
+		m.Reset(r.cfg)
+	}
+	r.m = m
+	r.role = zeroed(role, len(tl.Nodes))
+	r.link, r.pending, r.hostDown = zeroed(link, len(tl.Nodes)), zeroed(pending, len(tl.Nodes)), zeroed(hostDown, len(tl.Nodes))
 	r.master = r.cfg.Master
 	r.role[r.master] = asWriter
 	r.sides = newSides(len(tl.Nodes), r.master, tl.Repl.Near)
@@ -95,10 +108,14 @@ func (r *replRun) wake() (time.Duration, bool) {
 // ownNext is the model's Next, worked out again only once the model changed (touched).
 func (r *replRun) ownNext() (time.Duration, bool) {
 	if !r.ownSure {
-		r.own, r.ownOK = r.m.Next()
-		r.ownSure = true
+		r.workOwn() // apart, so that this, asked at every instant, is inlined
 	}
 	return r.own, r.ownOK
+}
+
+func (r *replRun) workOwn() {
+	r.own, r.ownOK = r.m.Next()
+	r.ownSure = true
 }
 
 // mark notes that the model is told something at this instant.
@@ -107,8 +124,10 @@ func (r *replRun) mark() {
 	r.touched()
 }
 
-// touched notes that the model may have changed: its next decision is to be worked out again.
-func (r *replRun) touched() { r.ownSure = false }
+// touched notes that the model may have changed: its next decision is to be worked out again,
+// and it may have decisions to tell (flush). Call it before any call into the model that may
+// change it.
+func (r *replRun) touched() { r.ownSure, r.unread = false, true }
 
 // begin brings the model to instant t, which the driver is about to run: the replication
 // events due by t first, each at its time.
@@ -125,6 +144,7 @@ func (r *replRun) begin(t time.Duration) {
 			r.sides.frozen[f.Node] = f.Frozen
 			in = r.stream(f.Node)
 		}
+		r.touched()
 		r.m.Step(e.At, in)
 		r.tell(repl.Applied{At: e.At, Input: e.Input})
 		r.flush()
@@ -243,6 +263,13 @@ func (r *replRun) tell(ev fence.Event) {
 
 // flush tells the model's decisions so far.
 func (r *replRun) flush() {
+	if r.unread { // apart, so that this much, asked twice at every event, is inlined
+		r.flushAll()
+	}
+}
+
+func (r *replRun) flushAll() {
+	r.unread = false
 	for _, d := range r.m.Ready() {
 		r.tell(d)
 	}

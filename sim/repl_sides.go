@@ -135,6 +135,7 @@ func (r *replRun) mergeCopy(at time.Duration, k int) {
 	if kept >= 0 && r.role[kept] == asOut {
 		// The adopted copy names it master in service: it takes writes again, on its history.
 		r.tellLink(at, kept)
+		r.mark()
 		r.m.Step(at, repl.Recover{Node: kept, Of: kept})
 		r.role[kept] = asWriter
 	}

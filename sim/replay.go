@@ -54,12 +54,18 @@ type runner struct {
 }
 
 func newRunner(ctx context.Context, tl *timeline.Timeline, m *statemap.Map, obs []drive.Observer) *runner {
+	return newRunnerReusing(ctx, tl, m, obs, nil)
+}
+
+// newRunnerReusing is newRunner that reuses old's space, if not nil, for the replication model's
+// run (a Replayer's).
+func newRunnerReusing(ctx context.Context, tl *timeline.Timeline, m *statemap.Map, obs []drive.Observer, old *replRun) *runner {
 	var rr *replRun
 	var e *fence.Engine
 	var candidate fence.CandidateRule // nil: fence.FirstEligible
 	var wake func() (time.Duration, bool)
 	if tl.Repl != nil {
-		rr = newReplRun(tl, obs)
+		rr = newReplRun(tl, obs, old)
 		obs, candidate, wake = []drive.Observer{rr}, rr.candidate(&e), rr.wake
 	}
 	e = fence.New(fence.Config{Nodes: tl.Nodes, Map: m, Policy: tl.Policy, Candidate: candidate})
