@@ -79,7 +79,7 @@ func newReplRun(tl *timeline.Timeline, obs []drive.Observer, old *replRun) *repl
 	if r == nil {
 		r = new(replRun)
 	}
-	m, role, link, pending, hostDown := r.m, r.role, r.link, r.pending, r.hostDown
+	m, role, link, pending, hostDown, oldSides := r.m, r.role, r.link, r.pending, r.hostDown, r.sides
 	*r = replRun{cfg: tl.Repl.Config, obs: obs, evs: tl.Repl.Events, end: tl.End, workload: tl.Repl.Workload}
 	if m == nil {
 		m = repl.New(r.cfg)
@@ -91,7 +91,7 @@ func newReplRun(tl *timeline.Timeline, obs []drive.Observer, old *replRun) *repl
 	r.link, r.pending, r.hostDown = zeroed(link, len(tl.Nodes)), zeroed(pending, len(tl.Nodes)), zeroed(hostDown, len(tl.Nodes))
 	r.master = r.cfg.Master
 	r.role[r.master] = asWriter
-	r.sides = newSides(len(tl.Nodes), r.master, tl.Repl.Near)
+	r.sides = newSides(len(tl.Nodes), r.master, tl.Repl.Near, &oldSides)
 	return r
 }
 

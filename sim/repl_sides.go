@@ -46,8 +46,11 @@ type sides struct {
 	c        *cluster.Cluster // the cluster, once made
 }
 
-func newSides(n, master, near int) sides {
-	s := sides{near: near, told: master, src: make([]int, n), frozen: make([]bool, n), cut: make([]int, n), deferred: make([]bool, n)}
+// newSides returns the sides of a run of n nodes whose master is master at the start; old is a
+// run's sides done with, whose space it reuses (check replays trace after trace).
+func newSides(n, master, near int, old *sides) sides {
+	s := sides{near: near, told: master, src: zeroed(old.src, n), frozen: zeroed(old.frozen, n), cut: zeroed(old.cut, n),
+		deferred: zeroed(old.deferred, n), merged: old.merged[:0]}
 	for j := range s.src {
 		s.src[j], s.cut[j] = master, -1
 	}
