@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/failsim/failsim/internal/cputime"
 	"github.com/failsim/failsim/repl"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
@@ -103,10 +104,10 @@ func BenchmarkCheckSideBySide(b *testing.B) {
 			for first := 0; first < b.N; first += sideBlock {
 				n := min(sideBlock, b.N-first)
 				for k, work := range []*Workload{nil, w} {
-					t0, c0 := time.Now(), cpuTime()
+					t0, c0 := time.Now(), cputime.Used()
 					res, err := Run(context.Background(), Config{Map: m, Family: f, Shape: DefaultShape(), Traces: n, First: first, Seed: 1, Workload: work})
 					wall[k] += time.Since(t0)
-					cpu[k] += cpuTime() - c0
+					cpu[k] += cputime.Used() - c0
 					if err != nil {
 						b.Fatal(err)
 					}

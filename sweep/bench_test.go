@@ -3,6 +3,8 @@ package sweep
 import (
 	"context"
 	"testing"
+
+	"github.com/failsim/failsim/internal/cputime"
 )
 
 // BenchmarkSweep12x12 is the target: a 12 x 12 grid of the two timeout thresholds
@@ -39,7 +41,7 @@ func BenchmarkSweepLiveness6x6(b *testing.B) {
 func benchSweep(b *testing.B, cfg Config) {
 	results := cfg.Grid.Len() * (cfg.Benign + cfg.Fatal + cfg.Partition)
 	replays := 0
-	cpu0 := cpuTime()
+	cpu0 := cputime.Used()
 	for b.Loop() {
 		res, err := Run(context.Background(), cfg)
 		if err != nil {
@@ -53,7 +55,7 @@ func benchSweep(b *testing.B, cfg Config) {
 	b.ReportMetric(float64(results*b.N)/b.Elapsed().Seconds(), "results/s")
 	b.ReportMetric(float64(replays)/float64(b.N), "replays/sweep")
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/sweep")
-	if c := cpuTime(); c > 0 {
+	if c := cputime.Used(); c > 0 {
 		b.ReportMetric((c-cpu0).Seconds()/float64(b.N), "cpu-s/sweep")
 	}
 }
