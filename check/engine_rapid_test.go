@@ -48,8 +48,11 @@ func mustRules(m *statemap.Map) statemap.Rules {
 	return r
 }
 
-func drawNodes(t *rapid.T) []fence.NodeConfig {
-	n := rapid.IntRange(1, 5).Draw(t, "nodes")
+func drawNodes(t *rapid.T) []fence.NodeConfig { return drawCluster(t, 1, 5) }
+
+// drawCluster draws lo to hi nodes named db1, db2, ..., one of them, at random, the master.
+func drawCluster(t *rapid.T, lo, hi int) []fence.NodeConfig {
+	n := rapid.IntRange(lo, hi).Draw(t, "nodes")
 	master := rapid.IntRange(0, n-1).Draw(t, "master")
 	var nodes []fence.NodeConfig
 	for i := range n {
@@ -527,16 +530,9 @@ func drawPlainTimeline(t *rapid.T) *timeline.Timeline {
 // random, flapping: cuts and heals seconds apart), heals, host crashes and restarts, and
 // managers stopping and starting, of any member.
 func drawGroupTimeline(t *rapid.T) *timeline.Timeline {
-	n := rapid.IntRange(2, 6).Draw(t, "nodes")
-	master := rapid.IntRange(0, n-1).Draw(t, "master")
-	var nodes []fence.NodeConfig
-	for i := range n {
-		role := fence.Replica
-		if i == master {
-			role = fence.Master
-		}
-		nodes = append(nodes, fence.NodeConfig{Name: "db" + strconv.Itoa(i+1), Role: role})
-	}
+	nodes := drawCluster(t, 2, 6)
+	n := len(nodes)
+	master := slices.IndexFunc(nodes, func(c fence.NodeConfig) bool { return c.Role == fence.Master })
 	tl := &timeline.Timeline{
 		File:      "drawn",
 		Nodes:     nodes,
