@@ -178,6 +178,11 @@ func TestPartitionClientView(t *testing.T) {
 		t.Errorf("the summary's head: %q, want the partition client columns and no benign ones", line)
 	}
 
+	// The same bytes whatever the workers.
+	one := cfg
+	one.Workers = 1
+	sameFiles(t, "a partition run with a workload on one worker", files(t, res), files(t, run(t, one)))
+
 	// Shares carry the client's view.
 	var shares []ShareFile
 	for k := range 3 {
