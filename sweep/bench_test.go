@@ -38,6 +38,17 @@ func BenchmarkSweepLiveness6x6(b *testing.B) {
 	benchSweep(b, partitionConfig(b, 500, "gap-threshold=1..6", "failsafe-threshold=1..6"))
 }
 
+// BenchmarkSweepLiveness6x6Workload is the same grid with --workload writes=200/s,deadline=2s:
+// every partition trace also runs the replication model, and each point sums up the client's
+// view.
+//
+//	go test ./sweep -run '^$' -bench SweepLiveness6x6Workload -benchtime 1x
+func BenchmarkSweepLiveness6x6Workload(b *testing.B) {
+	cfg := partitionConfig(b, 500, "gap-threshold=1..6", "failsafe-threshold=1..6")
+	cfg.Workload = workload(b)
+	benchSweep(b, cfg)
+}
+
 func benchSweep(b *testing.B, cfg Config) {
 	results := cfg.Grid.Len() * (cfg.Benign + cfg.Fatal + cfg.Partition)
 	replays := 0

@@ -122,3 +122,96 @@ func TestPartitionSharesMerge(t *testing.T) {
 		t.Errorf("a partition share and a benign one: %v, want partition_traces named", err)
 	}
 }
+
+// TestPartitionClientView: with a workload, every point of a partition sweep measures the
+// client's view over the partition traces, and it shows the two sides of the liveness rule.
+// With failsafe-threshold below gap-threshold every manager shuns its datasource: no split
+// brain, so no acknowledged write is lost, but the writes fail for most of every trace. With
+// gap-threshold below failsafe-threshold both sides keep a writable master through the
+// windows: the writes go on, and the merge loses what the overwritten side acknowledged.
+// Without a workload nothing of it is measured or written; a run split in shares merges into
+// the run done at once, the client's view included.
+func TestPartitionClientView(t *testing.T) {
+	cfg := partitionConfig(t, 30, "gap-threshold=2..4", "failsafe-threshold=2..4:2")
+	cfg.Workload = workload(t)
+	res := run(t, cfg)
+	var shuns, windows []*Point
+	for _, p := range res.Points {
+		c := p.Partition.Client
+		if c == nil {
+			t.Fatalf("point %v: no client view", p.Values)
+		}
+		if c.UnavailableP50 > c.UnavailableP95 || c.UnavailableP95 > c.UnavailableMax || c.LostP95 > c.Lost || c.UnavailableMax <= 0 {
+			t.Errorf("point %v: inconsistent %+v", p.Values, c)
+		}
+		switch gap, failsafe := p.Values[0], p.Values[1]; {
+		case failsafe < gap:
+			shuns = append(shuns, p)
+		case gap < failsafe:
+			windows = append(windows, p)
+		}
+	}
+	if len(shuns) == 0 || len(windows) == 0 {
+		t.Fatalf("%d points with failsafe < gap, %d with gap < failsafe", len(shuns), len(windows))
+	}
+	for _, s := range shuns {
+		if s.Partition.SplitBrain != 0 || s.Partition.Client.Lost != 0 {
+			t.Errorf("gap,failsafe %v: %d split-brain traces, %d writes lost: want none with everyone shunned", s.Values, s.Partition.SplitBrain, s.Partition.Client.Lost)
+		}
+		for _, w := range windows {
+			sc, wc := s.Partition.Client, w.Partition.Client
+			if wc.Lost <= sc.Lost || sc.UnavailableP50 <= wc.UnavailableP50 {
+				t.Errorf("gap,failsafe %v: %d lost, unavailable p50 %gs; at %v: %d lost, %gs: want fewer lost and longer unavailable where all shun",
+					s.Values, sc.Lost, sc.UnavailableP50, w.Values, wc.Lost, wc.UnavailableP50)
+			}
+		}
+	}
+	head := strings.SplitN(string(res.CSV()), "\n", 2)[0]
+	if !strings.HasSuffix(head, ",no_writer_at_end,partition_unavailable_p50_s,partition_unavailable_p95_s,partition_unavailable_max_s,partition_lost,partition_lost_p95") {
+		t.Errorf("sweep.csv's head ends with no partition client columns: %s", head)
+	}
+	var text bytes.Buffer
+	if err := res.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if line := strings.SplitN(text.String(), "\n", 4)[2]; !strings.Contains(line, "at end  unavail p50  p95") || strings.Contains(line, "benign") {
+		t.Errorf("the summary's head: %q, want the partition client columns and no benign ones", line)
+	}
+
+	// The same bytes whatever the workers.
+	one := cfg
+	one.Workers = 1
+	sameFiles(t, "a partition run with a workload on one worker", files(t, res), files(t, run(t, one)))
+
+	// Shares carry the client's view.
+	var shares []ShareFile
+	for k := range 3 {
+		c := cfg
+		c.Shard = Shard{K: k, N: 3}
+		sh, err := Compute(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := sh.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		shares = append(shares, ShareFile{Name: FileName(c.Shard), Data: data})
+	}
+	merged, err := MergeShares(shares)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameFiles(t, "3 partition shares with a workload merged", files(t, res), files(t, merged))
+
+	cfg.Workload = nil
+	plain := run(t, cfg)
+	for _, p := range plain.Points {
+		if p.Partition.Client != nil {
+			t.Fatalf("point %v: a client view without a workload", p.Values)
+		}
+	}
+	if s := string(plain.CSV()) + string(plain.JSON()); strings.Contains(s, "unavailable") || strings.Contains(s, "workload") {
+		t.Error("a partition run without a workload writes the client's columns")
+	}
+}

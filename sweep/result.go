@@ -118,6 +118,9 @@ func (r *Result) CSV() []byte {
 	if part {
 		head = append(head, "partition_traces", "split_brain_traces", "split_brain_share", "split_brain_p50_s", "split_brain_p95_s", "split_brain_max_s", "split_brain_total_s",
 			"no_writer_p50_s", "no_writer_p95_s", "no_writer_max_s", "no_writer_at_end")
+		if workload {
+			head = append(head, "partition_unavailable_p50_s", "partition_unavailable_p95_s", "partition_unavailable_max_s", "partition_lost", "partition_lost_p95")
+		}
 	}
 	w.Write(head)
 	rows := r.Points
@@ -161,6 +164,13 @@ func (r *Result) CSV() []byte {
 		}
 		if part {
 			row = append(row, p.Partition.cells()...)
+			if workload {
+				var c *ClientStats
+				if p.Partition != nil {
+					c = p.Partition.Client
+				}
+				row = append(row, c.cells()...)
+			}
 		}
 		w.Write(row)
 	}

@@ -337,6 +337,9 @@ func Compute(ctx context.Context, cfg Config) (*Share, error) {
 		}
 		if len(partition) > 0 {
 			pt.Partition = partitionStats(pw[p].split)
+			if cfg.Workload != nil {
+				pt.Partition.Client = clientStats(pw[p].split)
+			}
 		}
 		sh.Computed = append(sh.Computed, pt)
 	}

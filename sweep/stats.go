@@ -85,6 +85,10 @@ type PartitionStats struct {
 	NoWriterP95   float64 `json:"no_writer_p95_s"`
 	NoWriterMax   float64 `json:"no_writer_max_s"`
 	NoWriterAtEnd int     `json:"no_writer_at_end"`
+	// Client is the client's view over the partition traces, with a workload; nil without.
+	// The application writes to its own side's writable master, so a split brain's two
+	// masters both acknowledge, and the merge loses what the overwritten side acknowledged.
+	Client *ClientStats `json:"client,omitempty"`
 }
 
 func partitionStats(outs []outcome) *PartitionStats {

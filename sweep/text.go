@@ -48,12 +48,15 @@ func (r *Result) WriteText(w io.Writer) error {
 	if trade {
 		head = append(head, "false failovers", "fenced p50", "p95", "max", "missed")
 	}
-	if work != "" {
+	if work != "" && trade {
 		head = append(head, "benign unavail p95", "lost", "fatal unavail p50", "p95", "max", "lost", "lost p95")
 	}
 	part := r.Run.PartitionTraces > 0
 	if part {
 		head = append(head, "split brain", "split p50", "p95", "max", "no writer p50", "p95", "max", "at end")
+		if work != "" {
+			head = append(head, "unavail p50", "p95", "max", "lost", "lost p95")
+		}
 	}
 	head = append(head, "incidents changed", "")
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
@@ -77,7 +80,7 @@ func (r *Result) WriteText(w io.Writer) error {
 		} else if trade {
 			cells = append(cells, "-", "-", "-", "-")
 		}
-		if work != "" {
+		if work != "" && trade {
 			cells = append(cells, clientCells(p)...)
 		}
 		if part {
@@ -87,6 +90,9 @@ func (r *Result) WriteText(w io.Writer) error {
 					d(s.NoWriterP50), d(s.NoWriterP95), d(s.NoWriterMax), strconv.Itoa(s.NoWriterAtEnd))
 			} else {
 				cells = append(cells, "-", "-", "-", "-", "-", "-", "-", "-")
+			}
+			if work != "" {
+				cells = append(cells, partitionClientCells(p)...)
 			}
 		}
 		n := 0
@@ -166,4 +172,15 @@ func clientCells(p *Point) []string {
 		out[5], out[6] = strconv.FormatInt(c.Lost, 10), strconv.FormatInt(c.LostP95, 10)
 	}
 	return out
+}
+
+// partitionClientCells are a point's cells of the client's view on partition traces: the
+// unavailable time's p50, p95 and max, the writes lost and their p95 a replay.
+func partitionClientCells(p *Point) []string {
+	if p.Partition == nil || p.Partition.Client == nil {
+		return []string{"-", "-", "-", "-", "-"}
+	}
+	d := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) + "s" }
+	c := p.Partition.Client
+	return []string{d(c.UnavailableP50), d(c.UnavailableP95), d(c.UnavailableMax), strconv.FormatInt(c.Lost, 10), strconv.FormatInt(c.LostP95, 10)}
 }
