@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,22 +9,17 @@ import (
 	"os"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 
 	"github.com/failsim/failsim/drive"
-	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/fileline"
 	"github.com/failsim/failsim/monitor"
-	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/proxy"
 	"github.com/failsim/failsim/repl"
-	"github.com/failsim/failsim/replica"
 	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
@@ -129,24 +123,17 @@ func liveReplOnly(c *cobra.Command, tl *timeline.Timeline) error {
 	return nil
 }
 
-// liveUser is a user given by flag, its password from an environment variable.
-type liveUser struct {
-	flag, user, env string
-}
-
-// dsn returns base's DSN for the user, on addr.
-func (u liveUser) dsn(base *mysql.Config, addr string) string {
-	c := base.Clone()
-	c.User, c.Passwd, c.Addr = u.user, os.Getenv(u.env), addr
-	return c.FormatDSN()
+// replUser is a user given by flag, its password from an environment variable.
+func replUser(flag, user, env string) monitor.ReplUser {
+	return monitor.ReplUser{Flag: flag, Name: user, Password: os.Getenv(env), Env: env}
 }
 
 // runReplayLiveRepl plays a timeline with a workload live on one real server per node (dsns,
-// in cluster order): one failsim proxy per node in front of its server carries the probes,
-// the writes and the promotions, and the timeline's faults; the replication events are made
-// real (STOP/START SLAVE, MASTER_DELAY, the links' proxy of --links); a failover promotes for
-// real. It prints the live events, then the decisions and the client's view, simulated
-// against live, and the verdict: agree (exit 0) or differ (exit 1).
+// in cluster order) with monitor.ReplayRepl: one failsim proxy per node in front of its server
+// carries the probes, the writes and the promotions, and the timeline's faults; the
+// replication events are made real (STOP/START SLAVE, MASTER_DELAY, the links' proxy of
+// --links); a failover promotes for real. It prints the live events, then the decisions and
+// the client's view, simulated against live, and the verdict: agree (exit 0) or differ (exit 1).
 func (m *Main) runReplayLiveRepl(ctx context.Context, c *cobra.Command, o *replayFlags, tl *timeline.Timeline, sm *statemap.Map, dsns []string, f report.Format, log zerolog.Logger) error {
 	r := tl.Repl
 	if !r.Workload {
@@ -160,200 +147,52 @@ func (m *Main) runReplayLiveRepl(ctx context.Context, c *cobra.Command, o *repla
 	if err != nil {
 		return usageErr(err, "")
 	}
-	admin := liveUser{"--admin", o.admin, adminPasswordEnv}
-	writer := liveUser{"--writer", o.writer, writerPasswordEnv}
-	for _, u := range []liveUser{admin, writer} {
-		if u.user == "" {
-			return usageErr(fmt.Errorf("a live replay with a workload needs %s USER on every node's server, its password from %s", u.flag, u.env), "docs/live.md lists the grants each user needs")
+	admin := replUser("--admin", o.admin, adminPasswordEnv)
+	writer := replUser("--writer", o.writer, writerPasswordEnv)
+	for _, u := range []monitor.ReplUser{admin, writer} {
+		if u.Name == "" {
+			return usageErr(fmt.Errorf("a live replay with a workload needs %s USER on every node's server, its password from %s", u.Flag, u.Env), "docs/live.md lists the grants each user needs")
 		}
 	}
-	bases := make([]*mysql.Config, len(dsns))
 	names := tl.Names()
-	for i, d := range dsns {
-		if bases[i], err = monitor.ProxyDSN(d); err != nil {
-			return usageErr(fmt.Errorf("--mysql %s: %w", names[i], err), "a DSN looks like probe:PASSWORD@tcp(127.0.0.1:3306)/")
-		}
+	bases, err := monitor.ReplServers(names, dsns)
+	if err != nil {
+		return liveUsage(err)
 	}
-	var links *linkProxy
+	simulated, predicted := simulateRepl(tl, sm)
+	cfg := monitor.ReplayReplConfig{Timeline: tl, Map: sm, Servers: bases, Replication: acts,
+		Admin: admin, Writer: writer, Repl: replUser("--repl-user", o.replUser, replPasswordEnv),
+		Simulated: simulated, Predicted: predicted, Log: log}
 	if o.links != "" {
 		token, _, err := controlToken(ctx, c, "", o.tokenFile)
 		if err != nil {
 			return err
 		}
-		if links, err = newLinkProxy(ctx, o.links, token, names); err != nil {
+		links, err := newLinkProxy(ctx, o.links, token, names, acts)
+		if err != nil {
 			return err
 		}
-		for _, a := range acts {
-			if a.Kind == monitor.LinkFreeze || a.Kind == monitor.LinkHeal || a.Kind == monitor.StreamLag {
-				if len(links.of[a.Node]) == 0 {
-					return usageErr(fmt.Errorf("--links %s: no node %s<-SOURCE carries %s's stream (its nodes: %s)", o.links, names[a.Node], names[a.Node], strings.Join(links.all, ", ")), "")
-				}
-			}
-		}
+		cfg.Links = links
 	}
 
-	// Every user logs in to every server before the run: a run whose writes all fail at login
-	// says nothing about the faults, and takes the whole timeline to say it.
-	var pools []*sql.DB
-	defer func() {
-		for _, p := range pools {
-			p.Close()
-		}
-	}()
-	pool := func(dsn string, size int) (*sql.DB, error) {
-		cfg, err := mysql.ParseDSN(dsn)
-		if err != nil {
-			return nil, err
-		}
-		cfg.Timeout = 2 * time.Second
-		cfg.Logger = &mysql.NopLogger{}
-		conn, err := mysql.NewConnector(cfg)
-		if err != nil {
-			return nil, err
-		}
-		db := sql.OpenDB(conn)
-		db.SetMaxOpenConns(size)
-		db.SetMaxIdleConns(size)
-		pools = append(pools, db)
-		return db, nil
-	}
-	readers := make([]*sql.DB, len(dsns))
-	for i, b := range bases {
-		chk, err := monitor.NewChecker(monitor.CheckerConfig{DSN: b.FormatDSN(), Budget: tl.Timeout})
-		if err != nil {
-			return usageErr(fmt.Errorf("--mysql %s: %w", names[i], err), "")
-		}
-		if res := chk.Probe(ctx); res.Condition != statemap.OK {
-			return usageErr(fmt.Errorf("--mysql %s: a probe of %s with no fault ended in %s: %v", names[i], chk.Addr(), res.Condition, res.Err),
-				"the live replay needs every node's server running, the probe user able to log in and query")
-		}
-		if readers[i], err = pool(b.FormatDSN(), 4); err != nil {
-			return usageErr(fmt.Errorf("--mysql %s: %w", names[i], err), "")
-		}
-		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		for _, u := range []liveUser{admin, writer} {
-			db, err := pool(u.dsn(b, b.Addr), 1)
-			if err == nil {
-				err = db.PingContext(pctx)
-			}
-			if err != nil {
-				cancel()
-				return usageErr(fmt.Errorf("%s %s on %s (%s): %v", u.flag, u.user, names[i], b.Addr, err), "its password comes from "+u.env)
-			}
-		}
-		cancel()
-	}
-	master := r.Config.Master
-	var top sql.NullInt64
-	if err := readers[master].QueryRowContext(ctx, "SELECT MAX(id) FROM "+ledgerTable).Scan(&top); err != nil {
-		return usageErr(fmt.Errorf("the ledger on %s, the master: %v", names[master], err),
-			"create "+ledgerTable+" (id BIGINT PRIMARY KEY) on the master, and grant the probe user SELECT and --writer INSERT on it")
-	}
-
-	// One proxy per node in front of its server: the probes, the writes and the promotions go
-	// through it, and the timeline's faults are set on it.
-	pcfg := proxy.Config{Log: log}
-	for i, b := range bases {
-		pcfg.Nodes = append(pcfg.Nodes, proxy.NodeConfig{Name: names[i], Listen: "127.0.0.1:0", Upstream: b.Addr})
-	}
-	px, err := proxy.New(pcfg)
-	if err != nil {
-		return &exitError{code: 1, err: fmt.Errorf("start the proxies: %w", err)}
-	}
-	defer px.Close()
-	lcfg := monitor.LiveReplicationConfig{
-		Config:      monitor.Config{Map: sm, Policy: tl.Policy, Interval: tl.Interval, Log: log},
-		Precedence:  r.Config.Precedence,
-		Replication: acts,
-		Rate:        r.Config.Rate, Deadline: r.Config.Deadline, Base: top.Int64 + 1,
-		ApplyWait: r.Config.ApplyWait,
-		Readers:   readers,
-	}
-	if r.Config.Mode == repl.Semisync {
-		lcfg.Semisync = cmpOr(r.Config.Timeout, repl.DefaultTimeout)
-	}
-	for i, b := range bases {
-		pn, _ := px.Node(names[i])
-		c := b.Clone()
-		c.Addr = pn.Addr()
-		chk, err := monitor.NewChecker(monitor.CheckerConfig{DSN: c.FormatDSN(), Budget: tl.Timeout})
-		if err != nil {
-			return usageErr(fmt.Errorf("--mysql %s: %w", names[i], err), "")
-		}
-		lcfg.Nodes = append(lcfg.Nodes, monitor.Node{Name: names[i], Role: tl.Nodes[i].Role, Prober: chk})
-		adb, err := pool(admin.dsn(b, pn.Addr()), 8)
-		if err != nil {
-			return usageErr(err, "")
-		}
-		wdb, err := pool(writer.dsn(b, pn.Addr()), 64)
-		if err != nil {
-			return usageErr(err, "")
-		}
-		lcfg.Admins, lcfg.Writers = append(lcfg.Admins, adb), append(lcfg.Writers, wdb)
-	}
-	replUser := liveUser{"--repl-user", o.replUser, replPasswordEnv}
-	lcfg.Route = func(rep, src int) replica.Source {
-		s := replica.Source{Addr: bases[src].Addr}
-		if a, ok := links.route(rep, src); ok {
-			s.Addr = a
-		}
-		if replUser.user != "" {
-			s.User, s.Password = replUser.user, os.Getenv(replUser.env)
-		}
-		return s
-	}
-	lcfg.SetLink = func(node int, md proxy.Mode) error { return links.set(ctx, node, md) }
-	var injectErr error
-	lcfg.Script = monitor.TimelineScript(tl, func(i int, ft fault.Fault) {
-		if err := px.SetMode(names[i], proxy.Mode{Fault: ft}); err != nil && injectErr == nil {
-			injectErr = fmt.Errorf("set %s to %s: %w", names[i], ft, err)
-		}
-	})
-
-	simulated, predicted := simulateRepl(tl, sm)
 	out := newLivePrinter(m.Stdout, f, tl.Start, names)
-	// The replication actions are told from their own goroutine, the runtime's events from its
-	// loop: one lock keeps the observers' order.
-	obs := &lockedObservers{obs: []drive.Observer{out}}
+	cfg.Observers = []drive.Observer{out}
 	var run *reportRun
 	if o.report != "" {
 		run = newReportRun(tl, sm)
-		obs.obs = append(obs.obs, run.observers()...)
-		lcfg.Config.OnProbe = func(at time.Duration, node int, res monitor.Result) {
-			obs.mu.Lock()
-			defer obs.mu.Unlock()
-			run.rec.Counted(at, node, res.Condition)
+		cfg.Observers = append(cfg.Observers, run.observers()...)
+		cfg.OnProbe = func(at time.Duration, node int, res monitor.Result) { run.rec.Counted(at, node, res.Condition) }
+	}
+	cfg.Ready = func() {
+		if f == report.Text {
+			fmt.Fprintf(m.Stdout, "live replay of %s at 1x on %d servers, %d writes every %v with a %v deadline: %s\n", tl.File, len(dsns), r.Config.Rate.Writes, r.Config.Rate.Per, r.Config.Deadline, tl.End)
 		}
 	}
-	lcfg.Config.Observers = []drive.Observer{obs}
-	lcfg.OnAction = func(a monitor.ReplicationAction, err error) {
-		if err == nil && a.Input != nil {
-			obs.Event(repl.Applied{At: a.At, Input: a.Input})
-		}
-	}
-	if f == report.Text {
-		fmt.Fprintf(m.Stdout, "live replay of %s at 1x on %d servers, %d writes every %v with a %v deadline: %s\n", tl.File, len(dsns), r.Config.Rate.Writes, r.Config.Rate.Per, r.Config.Deadline, tl.End)
-	}
-	res, err := monitor.LiveReplication(ctx, lcfg)
+	res, err := monitor.ReplayRepl(ctx, cfg)
 	if err != nil {
-		return &exitError{code: 1, err: err}
+		return liveUsage(err)
 	}
-	lines, decisionsOK := monitor.Compare(tl.Start, simulated, res.Decisions)
-	live := res.Writes.Summary()
-	client, clientOK := monitor.CompareReplication(tl.Start, predicted, live, int64(len(res.Lost)), r.Config.Rate, r.Config.Deadline)
-	// A promotion or a replication action that failed, or a fault not set, makes the live run
-	// another run than the timeline's: it cannot agree.
-	var notes []string
-	made := injectErr == nil && len(res.Errors) == 0
-	for _, p := range res.Promotions {
-		notes = append(notes, promotionNote(tl.Start, names, p))
-		made = made && p.Err == nil
-	}
-	for _, e := range append(res.Errors, injectErr) {
-		if e != nil {
-			notes = append(notes, "not made real: "+e.Error())
-		}
-	}
+	live := res.Live
 	if run != nil {
 		// The report's writes row is the live client's view; what was lost is the ledger's.
 		fin := live
@@ -363,19 +202,20 @@ func (m *Main) runReplayLiveRepl(ctx context.Context, c *cobra.Command, o *repla
 			fin.Losses = []repl.Loss{{At: p.At, Cause: repl.LostAtFailover, Master: p.From, Keeper: p.To, Count: fin.Lost,
 				First: res.Lost[0], Last: res.Lost[len(res.Lost)-1]}}
 		}
-		obs.Event(repl.Final{At: tl.End, Config: r.Config, Summary: fin, Workload: true})
-		run.extra = "decisions, simulated against live (within one tick):\n  " + strings.Join(lines, "\n  ") +
-			"\n\nthe client's view, simulated against live (the writes row above is the live one; lost writes are ledger ids):\n  " + strings.Join(client, "\n  ")
-		if len(notes) > 0 {
-			run.extra += "\n\n" + strings.Join(notes, "\n")
+		for _, ob := range cfg.Observers {
+			ob.Event(repl.Final{At: tl.End, Config: r.Config, Summary: fin, Workload: true})
+		}
+		run.extra = "decisions, simulated against live (within one tick):\n  " + strings.Join(res.Decisions, "\n  ") +
+			"\n\nthe client's view, simulated against live (the writes row above is the live one; lost writes are ledger ids):\n  " + strings.Join(res.Client, "\n  ")
+		if len(res.Notes) > 0 {
+			run.extra += "\n\n" + strings.Join(res.Notes, "\n")
 		}
 		if err := m.writeReport(o.report, "html", run); err != nil {
 			return err
 		}
 	}
-	outcome := liveReplOutcome{file: tl.File, servers: len(dsns), decisions: lines, client: client, notes: notes,
-		agree:     decisionsOK && clientOK && made,
-		simulated: predicted, live: live, liveLost: int64(len(res.Lost))}
+	outcome := liveReplOutcome{file: tl.File, servers: len(dsns), decisions: res.Decisions, client: res.Client, notes: res.Notes,
+		agree: res.Agree, simulated: predicted, live: live, liveLost: int64(len(res.Lost))}
 	if err := outcome.write(m.Stdout, f); err != nil {
 		return err
 	}
@@ -388,26 +228,14 @@ func (m *Main) runReplayLiveRepl(ctx context.Context, c *cobra.Command, o *repla
 	return nil
 }
 
-// lockedObservers tells its observers every event and instant under one lock.
-type lockedObservers struct {
-	mu  sync.Mutex
-	obs []drive.Observer
-}
-
-func (l *lockedObservers) Instant(at time.Duration, e *fence.Engine) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, o := range l.obs {
-		o.Instant(at, e)
+// liveUsage maps monitor's errors: a *monitor.UsageError is bad input (exit 2, with its hint),
+// any other a failed run (exit 1).
+func liveUsage(err error) error {
+	var ue *monitor.UsageError
+	if errors.As(err, &ue) {
+		return usageErr(ue.Err, ue.Hint)
 	}
-}
-
-func (l *lockedObservers) Event(ev fence.Event) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, o := range l.obs {
-		o.Event(ev)
-	}
+	return &exitError{code: 1, err: err}
 }
 
 // liveReplOutcome is what a live replay with a workload prints after its live events.
@@ -451,16 +279,6 @@ func (o liveReplOutcome) write(w io.Writer, f report.Format) error {
 	return err
 }
 
-// ledgerTable is the table the writer inserts one row into per write.
-const ledgerTable = "failsim.ledger"
-
-func cmpOr(d, def time.Duration) time.Duration {
-	if d > 0 {
-		return d
-	}
-	return def
-}
-
 // simulateRepl replays tl in the simulator and returns its fencing decisions and the client's
 // view (the replication model's summary), to set beside the live ones.
 func simulateRepl(tl *timeline.Timeline, sm *statemap.Map) ([]monitor.Decision, repl.Summary) {
@@ -481,33 +299,6 @@ func (f *finalCatcher) Event(ev fence.Event) {
 	}
 }
 
-// promotionNote says what a live promotion did.
-func promotionNote(start time.Time, names []string, p monitor.LivePromotion) string {
-	s := fmt.Sprintf("live promotion at %s: %s -> %s", narrate.Clock(start, p.At), names[p.From], names[p.To])
-	if p.Err != nil {
-		return s + ": failed: " + p.Err.Error()
-	}
-	s += fmt.Sprintf(", writable %v after the failover was told", (p.Writable - p.Decided).Round(time.Millisecond))
-	if p.Promotion.Pending > 0 {
-		s += fmt.Sprintf(", %d stored transactions applied after", p.Promotion.Pending)
-	}
-	if p.Promotion.Fenced != nil {
-		s += fmt.Sprintf("; %s not set read_only (%v)", names[p.From], p.Promotion.Fenced)
-	}
-	for _, j := range p.Promotion.Repointed {
-		s += "; " + names[j] + " repointed"
-	}
-	var failed []int
-	for j := range p.Promotion.RepointErr {
-		failed = append(failed, j)
-	}
-	sort.Ints(failed)
-	for _, j := range failed {
-		s += fmt.Sprintf("; %s not repointed: %v", names[j], p.Promotion.RepointErr[j])
-	}
-	return s
-}
-
 // availabilityJSON is the client's view of one side for --format json.
 func availabilityJSON(s repl.Summary, lost int64) map[string]any {
 	return map[string]any{"offered": s.Offered, "acknowledged": s.Acknowledged, "failed": s.Failed, "lost": lost,
@@ -525,8 +316,9 @@ type linkProxy struct {
 }
 
 // newLinkProxy lists the links' proxy's nodes; a node named REPLICA<-SOURCE of two of the
-// timeline's nodes is a link.
-func newLinkProxy(ctx context.Context, url, token string, names []string) (*linkProxy, error) {
+// timeline's nodes is a link. Every replica whose stream one of acts freezes, heals or lags
+// must have one.
+func newLinkProxy(ctx context.Context, url, token string, names []string, acts []monitor.ReplicationAction) (*linkProxy, error) {
 	l := &linkProxy{client: &proxy.Client{Addr: url, Token: token}, of: map[int][]string{}, addr: map[[2]int]string{}}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -550,11 +342,18 @@ func newLinkProxy(ctx context.Context, url, token string, names []string) (*link
 		l.addr[[2]int{ri, si}] = n.Listen
 	}
 	sort.Strings(l.all)
+	for _, a := range acts {
+		if a.Kind == monitor.LinkFreeze || a.Kind == monitor.LinkHeal || a.Kind == monitor.StreamLag {
+			if len(l.of[a.Node]) == 0 {
+				return nil, usageErr(fmt.Errorf("--links %s: no node %s<-SOURCE carries %s's stream (its nodes: %s)", url, names[a.Node], names[a.Node], strings.Join(l.all, ", ")), "")
+			}
+		}
+	}
 	return l, nil
 }
 
-// route is the address replica rep dials to stream from src through the links' proxy.
-func (l *linkProxy) route(rep, src int) (string, bool) {
+// Route is the address replica rep dials to stream from src through the links' proxy.
+func (l *linkProxy) Route(rep, src int) (string, bool) {
 	if l == nil {
 		return "", false
 	}
@@ -562,8 +361,8 @@ func (l *linkProxy) route(rep, src int) (string, bool) {
 	return a, ok
 }
 
-// set sets mode md on every link of replica node.
-func (l *linkProxy) set(ctx context.Context, node int, md proxy.Mode) error {
+// Set sets mode md on every link of replica node.
+func (l *linkProxy) Set(ctx context.Context, node int, md proxy.Mode) error {
 	if l == nil {
 		return errors.New("no --links")
 	}

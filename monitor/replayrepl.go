@@ -1,0 +1,346 @@
+package monitor
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/rs/zerolog"
+
+	"github.com/failsim/failsim/drive"
+	"github.com/failsim/failsim/fault"
+	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/narrate"
+	"github.com/failsim/failsim/proxy"
+	"github.com/failsim/failsim/repl"
+	"github.com/failsim/failsim/replica"
+	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
+)
+
+// UsageError is an error of the user's input (a DSN, a login refused, a missing table): a
+// command reports it as bad input, with Hint under it when there is one.
+type UsageError struct {
+	Err  error
+	Hint string
+}
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+func usage(err error, hint string) error { return &UsageError{Err: err, Hint: hint} }
+
+// LedgerTable is the table the writer inserts one row into per write.
+const LedgerTable = "failsim.ledger"
+
+// ReplUser is a user of a live replay with a workload, as the command took it.
+type ReplUser struct {
+	Flag     string // what the command calls it, in messages ("--admin")
+	Name     string
+	Password string
+	Env      string // where its password came from, for the hint of a refused login
+}
+
+// dsn returns base's DSN for the user, on addr.
+func (u ReplUser) dsn(base *mysql.Config, addr string) string {
+	c := base.Clone()
+	c.User, c.Passwd, c.Addr = u.Name, u.Password, addr
+	return c.FormatDSN()
+}
+
+// ReplLinks is the proxy that carries the replicas' streams (one link per stream).
+type ReplLinks interface {
+	// Route is the address replica rep dials to stream from src through the links, if any.
+	Route(rep, src int) (addr string, ok bool)
+	// Set sets mode m on every link of replica node.
+	Set(ctx context.Context, node int, m proxy.Mode) error
+}
+
+// ReplServers parses the per-node DSNs of a live replay with a workload (names in cluster
+// order): a DSN that is not a tcp one is a UsageError.
+func ReplServers(names, dsns []string) ([]*mysql.Config, error) {
+	bases := make([]*mysql.Config, len(dsns))
+	for i, d := range dsns {
+		b, err := ProxyDSN(d)
+		if err != nil {
+			return nil, usage(fmt.Errorf("--mysql %s: %w", names[i], err), "a DSN looks like probe:PASSWORD@tcp(127.0.0.1:3306)/")
+		}
+		bases[i] = b
+	}
+	return bases, nil
+}
+
+// ReplayReplConfig sets up a live replay of a timeline with a workload.
+type ReplayReplConfig struct {
+	Timeline *timeline.Timeline
+	Map      *statemap.Map // the effective statemap
+	// Servers are each node's server with the probe user, in cluster order (ReplServers).
+	Servers []*mysql.Config
+	// Replication are the timeline's replication actions (ReplicationActions).
+	Replication []ReplicationAction
+	// Admin promotes, Writer writes the workload; Repl, when named, is the user a repointed
+	// replica streams with.
+	Admin, Writer, Repl ReplUser
+	// Links, nil without one, carries the replicas' streams.
+	Links ReplLinks
+	// Simulated and Predicted are the simulator's decisions and client's view of the timeline.
+	Simulated []Decision
+	Predicted repl.Summary
+	Log       zerolog.Logger
+	// Observers are told the live events: the runtime's and the replication actions made
+	// real, under one lock. OnProbe, when not nil, is told each probe's result under the same
+	// lock.
+	Observers []drive.Observer
+	OnProbe   func(at time.Duration, node int, res Result)
+	// Ready, when not nil, is called once every server passed the preflight and the proxies
+	// are up, just before the run starts.
+	Ready func()
+}
+
+// ReplayReplResult is what a live replay with a workload found.
+type ReplayReplResult struct {
+	Decisions []string // Compare's lines, simulated against live
+	Client    []string // CompareReplication's lines
+	// Notes say what each promotion did and what could not be made real.
+	Notes      []string
+	Live       repl.Summary // the live client's view
+	Lost       []int64      // the ledger's lost ids
+	Promotions []LivePromotion
+	// Agree is true when the decisions and the client's view agree and everything was made real.
+	Agree bool
+}
+
+// ReplayRepl plays a timeline with a workload live on one real server per node: it checks
+// that every server answers a probe and every user logs in to it, reads the ledger's top id
+// on the master, puts one failsim proxy per node in front of its server to carry the probes,
+// the writes, the promotions and the timeline's faults, makes the replication events real
+// (through Links for the streams), and compares the run with the simulated one. An error
+// of the user's input is a *UsageError.
+func ReplayRepl(ctx context.Context, cfg ReplayReplConfig) (ReplayReplResult, error) {
+	tl, r := cfg.Timeline, cfg.Timeline.Repl
+	names := tl.Names()
+	bases := cfg.Servers
+
+	// Every user logs in to every server before the run: a run whose writes all fail at login
+	// says nothing about the faults, and takes the whole timeline to say it.
+	var pools []*sql.DB
+	defer func() {
+		for _, p := range pools {
+			p.Close()
+		}
+	}()
+	pool := func(dsn string, size int) (*sql.DB, error) {
+		c, err := mysql.ParseDSN(dsn)
+		if err != nil {
+			return nil, err
+		}
+		c.Timeout = 2 * time.Second
+		c.Logger = &mysql.NopLogger{}
+		conn, err := mysql.NewConnector(c)
+		if err != nil {
+			return nil, err
+		}
+		db := sql.OpenDB(conn)
+		db.SetMaxOpenConns(size)
+		db.SetMaxIdleConns(size)
+		pools = append(pools, db)
+		return db, nil
+	}
+	readers := make([]*sql.DB, len(bases))
+	for i, b := range bases {
+		chk, err := NewChecker(CheckerConfig{DSN: b.FormatDSN(), Budget: tl.Timeout})
+		if err != nil {
+			return ReplayReplResult{}, usage(fmt.Errorf("--mysql %s: %w", names[i], err), "")
+		}
+		if res := chk.Probe(ctx); res.Condition != statemap.OK {
+			return ReplayReplResult{}, usage(fmt.Errorf("--mysql %s: a probe of %s with no fault ended in %s: %v", names[i], chk.Addr(), res.Condition, res.Err),
+				"the live replay needs every node's server running, the probe user able to log in and query")
+		}
+		if readers[i], err = pool(b.FormatDSN(), 4); err != nil {
+			return ReplayReplResult{}, usage(fmt.Errorf("--mysql %s: %w", names[i], err), "")
+		}
+		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		for _, u := range []ReplUser{cfg.Admin, cfg.Writer} {
+			db, err := pool(u.dsn(b, b.Addr), 1)
+			if err == nil {
+				err = db.PingContext(pctx)
+			}
+			if err != nil {
+				cancel()
+				return ReplayReplResult{}, usage(fmt.Errorf("%s %s on %s (%s): %v", u.Flag, u.Name, names[i], b.Addr, err), "its password comes from "+u.Env)
+			}
+		}
+		cancel()
+	}
+	master := r.Config.Master
+	var top sql.NullInt64
+	if err := readers[master].QueryRowContext(ctx, "SELECT MAX(id) FROM "+LedgerTable).Scan(&top); err != nil {
+		return ReplayReplResult{}, usage(fmt.Errorf("the ledger on %s, the master: %v", names[master], err),
+			"create "+LedgerTable+" (id BIGINT PRIMARY KEY) on the master, and grant the probe user SELECT and --writer INSERT on it")
+	}
+
+	// One proxy per node in front of its server: the probes, the writes and the promotions go
+	// through it, and the timeline's faults are set on it.
+	pcfg := proxy.Config{Log: cfg.Log}
+	for i, b := range bases {
+		pcfg.Nodes = append(pcfg.Nodes, proxy.NodeConfig{Name: names[i], Listen: "127.0.0.1:0", Upstream: b.Addr})
+	}
+	px, err := proxy.New(pcfg)
+	if err != nil {
+		return ReplayReplResult{}, fmt.Errorf("start the proxies: %w", err)
+	}
+	defer px.Close()
+	lcfg := LiveReplicationConfig{
+		Config:      Config{Map: cfg.Map, Policy: tl.Policy, Interval: tl.Interval, Log: cfg.Log},
+		Precedence:  r.Config.Precedence,
+		Replication: cfg.Replication,
+		Rate:        r.Config.Rate, Deadline: r.Config.Deadline, Base: top.Int64 + 1,
+		ApplyWait: r.Config.ApplyWait,
+		Readers:   readers,
+	}
+	if r.Config.Mode == repl.Semisync {
+		lcfg.Semisync = r.Config.Timeout
+		if lcfg.Semisync <= 0 {
+			lcfg.Semisync = repl.DefaultTimeout
+		}
+	}
+	for i, b := range bases {
+		pn, _ := px.Node(names[i])
+		c := b.Clone()
+		c.Addr = pn.Addr()
+		chk, err := NewChecker(CheckerConfig{DSN: c.FormatDSN(), Budget: tl.Timeout})
+		if err != nil {
+			return ReplayReplResult{}, usage(fmt.Errorf("--mysql %s: %w", names[i], err), "")
+		}
+		lcfg.Nodes = append(lcfg.Nodes, Node{Name: names[i], Role: tl.Nodes[i].Role, Prober: chk})
+		adb, err := pool(cfg.Admin.dsn(b, pn.Addr()), 8)
+		if err != nil {
+			return ReplayReplResult{}, usage(err, "")
+		}
+		wdb, err := pool(cfg.Writer.dsn(b, pn.Addr()), 64)
+		if err != nil {
+			return ReplayReplResult{}, usage(err, "")
+		}
+		lcfg.Admins, lcfg.Writers = append(lcfg.Admins, adb), append(lcfg.Writers, wdb)
+	}
+	lcfg.Route = func(rep, src int) replica.Source {
+		s := replica.Source{Addr: bases[src].Addr}
+		if cfg.Links != nil {
+			if a, ok := cfg.Links.Route(rep, src); ok {
+				s.Addr = a
+			}
+		}
+		if cfg.Repl.Name != "" {
+			s.User, s.Password = cfg.Repl.Name, cfg.Repl.Password
+		}
+		return s
+	}
+	lcfg.SetLink = func(node int, md proxy.Mode) error {
+		if cfg.Links == nil {
+			return errors.New("no --links")
+		}
+		return cfg.Links.Set(ctx, node, md)
+	}
+	var injectErr error
+	lcfg.Script = TimelineScript(tl, func(i int, ft fault.Fault) {
+		if err := px.SetMode(names[i], proxy.Mode{Fault: ft}); err != nil && injectErr == nil {
+			injectErr = fmt.Errorf("set %s to %s: %w", names[i], ft, err)
+		}
+	})
+
+	// The replication actions are told from their own goroutine, the runtime's events from its
+	// loop: one lock keeps the observers' order.
+	obs := &lockedObservers{obs: cfg.Observers}
+	if cfg.OnProbe != nil {
+		lcfg.Config.OnProbe = func(at time.Duration, node int, res Result) {
+			obs.mu.Lock()
+			defer obs.mu.Unlock()
+			cfg.OnProbe(at, node, res)
+		}
+	}
+	lcfg.Config.Observers = []drive.Observer{obs}
+	lcfg.OnAction = func(a ReplicationAction, err error) {
+		if err == nil && a.Input != nil {
+			obs.Event(repl.Applied{At: a.At, Input: a.Input})
+		}
+	}
+	if cfg.Ready != nil {
+		cfg.Ready()
+	}
+	res, err := LiveReplication(ctx, lcfg)
+	if err != nil {
+		return ReplayReplResult{}, err
+	}
+	out := ReplayReplResult{Live: res.Writes.Summary(), Lost: res.Lost, Promotions: res.Promotions}
+	var decisionsOK, clientOK bool
+	out.Decisions, decisionsOK = Compare(tl.Start, cfg.Simulated, res.Decisions)
+	out.Client, clientOK = CompareReplication(tl.Start, cfg.Predicted, out.Live, int64(len(res.Lost)), r.Config.Rate, r.Config.Deadline)
+	// A promotion or a replication action that failed, or a fault not set, makes the live run
+	// another run than the timeline's: it cannot agree.
+	made := injectErr == nil && len(res.Errors) == 0
+	for _, p := range res.Promotions {
+		out.Notes = append(out.Notes, promotionNote(tl.Start, names, p))
+		made = made && p.Err == nil
+	}
+	for _, e := range append(res.Errors, injectErr) {
+		if e != nil {
+			out.Notes = append(out.Notes, "not made real: "+e.Error())
+		}
+	}
+	out.Agree = decisionsOK && clientOK && made
+	return out, nil
+}
+
+// lockedObservers tells its observers every event and instant under one lock.
+type lockedObservers struct {
+	mu  sync.Mutex
+	obs []drive.Observer
+}
+
+func (l *lockedObservers) Instant(at time.Duration, e *fence.Engine) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, o := range l.obs {
+		o.Instant(at, e)
+	}
+}
+
+func (l *lockedObservers) Event(ev fence.Event) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, o := range l.obs {
+		o.Event(ev)
+	}
+}
+
+// promotionNote says what a live promotion did.
+func promotionNote(start time.Time, names []string, p LivePromotion) string {
+	s := fmt.Sprintf("live promotion at %s: %s -> %s", narrate.Clock(start, p.At), names[p.From], names[p.To])
+	if p.Err != nil {
+		return s + ": failed: " + p.Err.Error()
+	}
+	s += fmt.Sprintf(", writable %v after the failover was told", (p.Writable - p.Decided).Round(time.Millisecond))
+	if p.Promotion.Pending > 0 {
+		s += fmt.Sprintf(", %d stored transactions applied after", p.Promotion.Pending)
+	}
+	if p.Promotion.Fenced != nil {
+		s += fmt.Sprintf("; %s not set read_only (%v)", names[p.From], p.Promotion.Fenced)
+	}
+	for _, j := range p.Promotion.Repointed {
+		s += "; " + names[j] + " repointed"
+	}
+	var failed []int
+	for j := range p.Promotion.RepointErr {
+		failed = append(failed, j)
+	}
+	sort.Ints(failed)
+	for _, j := range failed {
+		s += fmt.Sprintf("; %s not repointed: %v", names[j], p.Promotion.RepointErr[j])
+	}
+	return s
+}
