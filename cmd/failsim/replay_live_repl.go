@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strings"
 	"time"
 
@@ -18,7 +17,6 @@ import (
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/fileline"
 	"github.com/failsim/failsim/monitor"
-	"github.com/failsim/failsim/proxy"
 	"github.com/failsim/failsim/repl"
 	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/sim"
@@ -168,9 +166,9 @@ func (m *Main) runReplayLiveRepl(ctx context.Context, c *cobra.Command, o *repla
 		if err != nil {
 			return err
 		}
-		links, err := newLinkProxy(ctx, o.links, token, names, acts)
+		links, err := monitor.NewProxyLinks(ctx, o.links, token, names, acts)
 		if err != nil {
-			return err
+			return liveUsage(err)
 		}
 		cfg.Links = links
 	}
@@ -304,74 +302,4 @@ func availabilityJSON(s repl.Summary, lost int64) map[string]any {
 	return map[string]any{"offered": s.Offered, "acknowledged": s.Acknowledged, "failed": s.Failed, "lost": lost,
 		"longest_outage_s": s.Outage.Length().Seconds(), "outage_from_s": s.Outage.From.Seconds(), "outage_to_s": s.Outage.To.Seconds(),
 		"unavailable_s": s.Unavailable.Seconds()}
-}
-
-// linkProxy is the running failsim proxy that carries the replicas' streams, one node
-// REPLICA<-SOURCE per stream, driven through its control API.
-type linkProxy struct {
-	client *proxy.Client
-	all    []string         // every node of the proxy, sorted
-	of     map[int][]string // per replica: its link nodes
-	addr   map[[2]int]string
-}
-
-// newLinkProxy lists the links' proxy's nodes; a node named REPLICA<-SOURCE of two of the
-// timeline's nodes is a link. Every replica whose stream one of acts freezes, heals or lags
-// must have one.
-func newLinkProxy(ctx context.Context, url, token string, names []string, acts []monitor.ReplicationAction) (*linkProxy, error) {
-	l := &linkProxy{client: &proxy.Client{Addr: url, Token: token}, of: map[int][]string{}, addr: map[[2]int]string{}}
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	nodes, err := l.client.Nodes(ctx)
-	if err != nil {
-		return nil, usageErr(fmt.Errorf("--links %s: %w", url, err), "--links is the control API of the failsim proxy that carries the replicas' streams (failsim proxy --control ADDR)")
-	}
-	index := map[string]int{}
-	for i, n := range names {
-		index[n] = i
-	}
-	for _, n := range nodes {
-		l.all = append(l.all, n.Name)
-		rep, src, ok := strings.Cut(n.Name, "<-")
-		ri, rok := index[rep]
-		si, sok := index[src]
-		if !ok || !rok || !sok || ri == si {
-			continue
-		}
-		l.of[ri] = append(l.of[ri], n.Name)
-		l.addr[[2]int{ri, si}] = n.Listen
-	}
-	sort.Strings(l.all)
-	for _, a := range acts {
-		if a.Kind == monitor.LinkFreeze || a.Kind == monitor.LinkHeal || a.Kind == monitor.StreamLag {
-			if len(l.of[a.Node]) == 0 {
-				return nil, usageErr(fmt.Errorf("--links %s: no node %s<-SOURCE carries %s's stream (its nodes: %s)", url, names[a.Node], names[a.Node], strings.Join(l.all, ", ")), "")
-			}
-		}
-	}
-	return l, nil
-}
-
-// Route is the address replica rep dials to stream from src through the links' proxy.
-func (l *linkProxy) Route(rep, src int) (string, bool) {
-	if l == nil {
-		return "", false
-	}
-	a, ok := l.addr[[2]int{rep, src}]
-	return a, ok
-}
-
-// Set sets mode md on every link of replica node.
-func (l *linkProxy) Set(ctx context.Context, node int, md proxy.Mode) error {
-	if l == nil {
-		return errors.New("no --links")
-	}
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	for _, name := range l.of[node] {
-		if _, err := l.client.SetMode(ctx, name, md.String()); err != nil {
-			return fmt.Errorf("--links: set %s to %s: %w", name, md, err)
-		}
-	}
-	return nil
 }

@@ -1,0 +1,82 @@
+package monitor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/failsim/failsim/proxy"
+)
+
+// ProxyLinks is the ReplLinks of a live replay's --links: the running failsim proxy that carries
+// the replicas' streams, one node REPLICA<-SOURCE per stream, driven through its control API.
+type ProxyLinks struct {
+	client *proxy.Client
+	all    []string         // every node of the proxy, sorted
+	of     map[int][]string // per replica: its link nodes
+	addr   map[[2]int]string
+}
+
+// NewProxyLinks lists the links' proxy's nodes; a node named REPLICA<-SOURCE of two of the
+// timeline's nodes is a link. Every replica whose stream one of acts freezes, heals or lags
+// must have one.
+func NewProxyLinks(ctx context.Context, url, token string, names []string, acts []ReplicationAction) (*ProxyLinks, error) {
+	l := &ProxyLinks{client: &proxy.Client{Addr: url, Token: token}, of: map[int][]string{}, addr: map[[2]int]string{}}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	nodes, err := l.client.Nodes(ctx)
+	if err != nil {
+		return nil, usage(fmt.Errorf("--links %s: %w", url, err), "--links is the control API of the failsim proxy that carries the replicas' streams (failsim proxy --control ADDR)")
+	}
+	index := map[string]int{}
+	for i, n := range names {
+		index[n] = i
+	}
+	for _, n := range nodes {
+		l.all = append(l.all, n.Name)
+		rep, src, ok := strings.Cut(n.Name, "<-")
+		ri, rok := index[rep]
+		si, sok := index[src]
+		if !ok || !rok || !sok || ri == si {
+			continue
+		}
+		l.of[ri] = append(l.of[ri], n.Name)
+		l.addr[[2]int{ri, si}] = n.Listen
+	}
+	sort.Strings(l.all)
+	for _, a := range acts {
+		if a.Kind == LinkFreeze || a.Kind == LinkHeal || a.Kind == StreamLag {
+			if len(l.of[a.Node]) == 0 {
+				return nil, usage(fmt.Errorf("--links %s: no node %s<-SOURCE carries %s's stream (its nodes: %s)", url, names[a.Node], names[a.Node], strings.Join(l.all, ", ")), "")
+			}
+		}
+	}
+	return l, nil
+}
+
+// Route is the address replica rep dials to stream from src through the links' proxy.
+func (l *ProxyLinks) Route(rep, src int) (string, bool) {
+	if l == nil {
+		return "", false
+	}
+	a, ok := l.addr[[2]int{rep, src}]
+	return a, ok
+}
+
+// Set sets mode md on every link of replica node.
+func (l *ProxyLinks) Set(ctx context.Context, node int, md proxy.Mode) error {
+	if l == nil {
+		return errors.New("no --links")
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	for _, name := range l.of[node] {
+		if _, err := l.client.SetMode(ctx, name, md.String()); err != nil {
+			return fmt.Errorf("--links: set %s to %s: %w", name, md, err)
+		}
+	}
+	return nil
+}
