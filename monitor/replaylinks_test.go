@@ -1,0 +1,66 @@
+package monitor
+
+import (
+	"context"
+	"errors"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/failsim/failsim/proxy"
+)
+
+// ProxyLinks reads a real links' proxy through its control API: a node REPLICA<-SOURCE of the
+// timeline's nodes is a link, Route dials it, Set sets every link of a replica, and a replica
+// the actions freeze with no link of its own is the user's error.
+func TestProxyLinks(t *testing.T) {
+	p, err := proxy.New(proxy.Config{Log: zerolog.Nop(), Nodes: []proxy.NodeConfig{
+		{Name: "db2<-db1", Listen: "127.0.0.1:0", Upstream: "127.0.0.1:1"},
+		{Name: "db2<-db3", Listen: "127.0.0.1:0", Upstream: "127.0.0.1:1"},
+		{Name: "db4<-db1", Listen: "127.0.0.1:0", Upstream: "127.0.0.1:1"}, // db4 is no node
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	srv := httptest.NewServer(p.Handler("tok"))
+	defer srv.Close()
+	names := []string{"db1", "db2", "db3"}
+	ctx := context.Background()
+
+	l, err := NewProxyLinks(ctx, srv.URL, "tok", names, []ReplicationAction{{Node: 1, Kind: LinkFreeze}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n21, _ := p.Node("db2<-db1")
+	if a, ok := l.Route(1, 0); !ok || a != n21.Addr() {
+		t.Errorf("Route(db2, db1) = %q, %v, want %s", a, ok, n21.Addr())
+	}
+	if a, ok := l.Route(2, 0); ok {
+		t.Errorf("Route(db3, db1) = %q, want no link", a)
+	}
+	md, err := proxy.ParseMode([]string{"freeze"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Set(ctx, 1, md); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"db2<-db1", "db2<-db3", "db4<-db1"} {
+		n, _ := p.Node(name)
+		if got, want := n.Mode().String(), map[bool]string{true: md.String(), false: proxy.Mode{}.String()}[name != "db4<-db1"]; got != want {
+			t.Errorf("%s in mode %q after Set(db2, freeze), want %q", name, got, want)
+		}
+	}
+
+	_, err = NewProxyLinks(ctx, srv.URL, "tok", names, []ReplicationAction{{Node: 2, Kind: StreamLag}})
+	var ue *UsageError
+	if want := "--links " + srv.URL + ": no node db3<-SOURCE carries db3's stream (its nodes: db2<-db1, db2<-db3, db4<-db1)"; !errors.As(err, &ue) || ue.Error() != want {
+		t.Errorf("a lag on db3 with no link: got %v, want the UsageError %q", err, want)
+	}
+	_, err = NewProxyLinks(ctx, srv.URL, "not-the-token", names, nil)
+	if !errors.As(err, &ue) || ue.Hint == "" {
+		t.Errorf("a refused token: got %v, want a UsageError with a hint", err)
+	}
+}
