@@ -68,7 +68,7 @@ func (c *chart) legend() {
 		item(swatch("wk"), "acknowledged")
 		item(swatch("wf"), "failed (an outage)")
 		item(swatch("wf wl"), "the longest outage")
-		item(line("lw"), "a failover's lost writes")
+		item(line("lw"), "lost writes (a failover's or a merge's)")
 		item(line("sf"), "semisync fell back")
 		item(line("sr"), "semisync back")
 		next()
