@@ -1,9 +1,10 @@
 package sweep
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/failsim/failsim/internal/output"
 )
 
 // File is one output file: its name in the output directory and its bytes.
@@ -45,23 +46,5 @@ func (r *Result) WriteDir(dir string) error {
 }
 
 // WriteFile writes data to path atomically: a reader sees the old file or the new one, never
-// part of it.
-func WriteFile(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // gone once renamed; removes what is left on failure
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
+// part of it; never over anything but a regular file (internal/output).
+func WriteFile(path string, data []byte) error { return output.WriteFile(path, data) }

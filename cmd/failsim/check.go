@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/failsim/failsim/check"
+	"github.com/failsim/failsim/internal/output"
 	"github.com/failsim/failsim/property"
 	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/statemap"
@@ -247,7 +248,7 @@ func (m *Main) runCheck(ctx context.Context, o *checkFlags) error {
 	if shards > 0 {
 		s := &check.Share{Kind: check.ShareKind, Version: check.ShareVersion, Shard: shard, Shards: shards, Flags: flags, Statemap: out.digest, Families: share}
 		path := filepath.Join(o.out, check.ShareFileName(shard, shards))
-		if err := os.WriteFile(path, s.Marshal(), 0o644); err != nil {
+		if err := output.WriteFile(path, s.Marshal()); err != nil {
 			return fmt.Errorf("share: %w", err)
 		}
 		fmt.Fprintf(m.Stdout, "wrote %s: join every shard's share with 'failsim merge'\n", path)
@@ -302,7 +303,7 @@ func writeCounterexample(family string, p *check.PropertyOutcome, flags check.Fl
 		fmt.Sprintf("Shrunk in %d replays to %s on %s: %s", c.Replays, check.Plural(len(shrunk.Events), "event"), check.Plural(len(shrunk.Nodes), "node"), c.ShrunkWhy),
 		"Reproduce: failsim replay " + path,
 	}
-	if err := os.WriteFile(path, check.Timeline(shrunk, header, ref, spec), 0o644); err != nil {
+	if err := output.WriteFile(path, check.Timeline(shrunk, header, ref, spec), smPath); err != nil {
 		return "", fmt.Errorf("counterexample: %w", err)
 	}
 	return path, nil

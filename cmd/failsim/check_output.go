@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/failsim/failsim/check"
+	"github.com/failsim/failsim/internal/output"
 )
 
 // parseShard reads --shard K/N or auto/N (K from JOB_COMPLETION_INDEX, as a Kubernetes Indexed
@@ -89,7 +90,7 @@ func (w *checkOutput) finish() error {
 		io.WriteString(w.m.Stdout, r.Tail())
 	}
 	if w.junit != "" {
-		if err := os.WriteFile(w.junit, r.JUnit(), 0o644); err != nil {
+		if err := output.WriteFile(w.junit, r.JUnit()); err != nil {
 			return usageErr(fmt.Errorf("--junit: %w", err), "")
 		}
 	}

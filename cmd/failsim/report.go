@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/expect"
 	"github.com/failsim/failsim/htmlreport"
+	"github.com/failsim/failsim/internal/output"
 	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
@@ -174,48 +174,13 @@ func (m *Main) writeReport(path, format string, run *reportRun) error {
 	return writeAtomic(path, func(w io.Writer) error { return run.write(w, format) })
 }
 
-// writeAtomic writes a file through fill: to a temporary file beside it, renamed over path once
-// whole, so that an error leaves no half-written file.
+// writeAtomic writes a file through fill, whole or not at all, never over anything but a
+// regular file (internal/output).
 func writeAtomic(path string, fill func(io.Writer) error) error {
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return fmt.Errorf("report %s: is a directory", path)
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("report %s: %w", path, unwrapPath(err))
-	}
-	tmp := f.Name()
-	bw := bufio.NewWriter(f)
-	err = fill(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("report %s: %w", path, unwrapPath(err))
+	if err := output.Write(context.Background(), path, fill); err != nil {
+		return fmt.Errorf("report %w", err)
 	}
 	return nil
-}
-
-// unwrapPath drops the temporary file's name from an error about it: it means nothing to the
-// user.
-func unwrapPath(err error) error {
-	switch e := err.(type) {
-	case *os.PathError:
-		return e.Err
-	case *os.LinkError:
-		return e.Err
-	}
-	return err
 }
 
 // checkReports writes a report beside each of a check run's counterexample timelines, in out:
