@@ -50,6 +50,7 @@ func NewChecker(cfg CheckerConfig) (*Checker, error) {
 	}
 	base.Timeout, base.ReadTimeout, base.WriteTimeout = 0, 0, 0
 	base.Logger = &mysql.NopLogger{}
+	base.Apply(mysql.EnableCompression(false)) // the wire's packet guard follows uncompressed framing
 	c := &Checker{base: base, budget: cfg.Budget, query: cfg.Query}
 	if c.budget <= 0 {
 		c.budget = DefaultBudget

@@ -150,6 +150,12 @@ func TestDSNErrors(t *testing.T) {
 		{"probe:hunter2@udp(127.0.0.1:3306)/", false, `bad DSN: network "udp": want tcp or unix`},
 		{"probe:hunter2@tcp(127.0.0.1:3306", true, "bad DSN: invalid DSN: missing the slash separating the database name"},
 		{"probe:hunter2@unix(/tmp/mysql.sock)/", true, `network "unix": the proxies need a tcp DSN`},
+		{"", false, "bad DSN: it is empty: want USER@tcp(HOST:PORT)/"},
+		{"", true, "bad DSN: it is empty: want USER@tcp(HOST:PORT)/"},
+		{"probe:hunter2@/", false, "bad DSN: it names no server address: want USER@tcp(ADDRESS)/"},
+		{"probe:hunter2@tcp(127.0.0.1:99999)/", false, `bad DSN: address "127.0.0.1:99999": port "99999": want 1 to 65535`},
+		{"probe:hunter2@tcp(127.0.0.1:0)/", true, `bad DSN: address "127.0.0.1:0": port "0": want 1 to 65535`},
+		{"probe:hunter2@tcp(:3306)/", false, `bad DSN: address ":3306": no host`},
 	} {
 		var err error
 		if c.proxy {
@@ -163,5 +169,10 @@ func TestDSNErrors(t *testing.T) {
 	}
 	if _, err := ProxyDSN("probe:hunter2@tcp(127.0.0.1:3306)/"); err != nil {
 		t.Errorf("a tcp DSN: %v", err)
+	}
+	for _, ok := range []string{"probe@tcp(db1.internal)/", "probe@tcp([::1]:3306)/", "probe@unix(/run/mysqld/mysqld.sock)/"} {
+		if _, err := NewChecker(CheckerConfig{DSN: ok}); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
 	}
 }

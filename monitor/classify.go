@@ -43,10 +43,15 @@ type Ending struct {
 //	"cannot assign requested address"       open_file_limit_error
 //	unknown host (DNS)                      unknown_host
 //	any other I/O error, refused and reset  socket_io_error
+//	a packet over failsim's bounds          unexpected_exception (bounded.go)
 //	anything else                           unexpected_exception
 func Classify(e Ending) statemap.Condition {
 	if e.Err == nil && e.Raw == nil {
 		return statemap.OK
+	}
+	var pe *ProtocolError
+	if errors.As(e.Raw, &pe) || errors.As(e.Err, &pe) {
+		return statemap.UnexpectedException
 	}
 	var me *mysql.MySQLError
 	if errors.As(e.Err, &me) && e.Phase < Query {

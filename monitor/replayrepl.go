@@ -141,6 +141,7 @@ func ReplayRepl(ctx context.Context, cfg ReplayReplConfig) (ReplayReplResult, er
 		}
 		c.Timeout = 2 * time.Second
 		c.Logger = &mysql.NopLogger{}
+		Bound(c)
 		conn, err := mysql.NewConnector(c)
 		if err != nil {
 			return nil, err

@@ -19,6 +19,7 @@ type wire struct {
 	op      Op    // the operation rawErr came from
 	rawErr  error // the first socket error, nil if none
 	aborted bool  // the guard closed the socket after the budget ran out
+	guard   packetGuard
 }
 
 // dial is the driver's Config.DialFunc.
@@ -37,6 +38,7 @@ func (w *wire) dial(ctx context.Context, network, addr string) (net.Conn, error)
 	}
 	c.SetDeadline(w.deadline)
 	w.conn = c
+	w.guard = packetGuard{maxTotal: ProbeMax}
 	w.phase = Greeting
 	return &wiredConn{Conn: c, w: w}, nil
 }
@@ -81,6 +83,15 @@ type wiredConn struct {
 
 func (c *wiredConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
+	c.w.mu.Lock()
+	gerr := c.w.guard.feed(p[:n])
+	c.w.mu.Unlock()
+	if gerr != nil {
+		// Over a bound (bounded.go): the driver never sees the header that would make it
+		// allocate.
+		c.Conn.Close()
+		n, err = 0, gerr
+	}
 	if err != nil {
 		c.w.mu.Lock()
 		c.w.record(OpRead, err)

@@ -11,11 +11,14 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/benbjohnson/clock"
+	"github.com/go-sql-driver/mysql"
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 
@@ -43,9 +46,13 @@ type watchFlags struct {
 	statemap, onFailover, format, metrics string
 	interval, timeout                     time.Duration
 	query, policy                         string
-	forDur                                time.Duration
+	forDur, hookTimeout                   time.Duration
 	logLevel                              string
 }
+
+// defaultHookTimeout bounds each --on-failover command: a hook that hangs (a pager that never
+// answers, a script waiting on its terminal) must not hold watch's exit for ever.
+const defaultHookTimeout = time.Minute
 
 func (m *Main) watchCmd() *cobra.Command {
 	var o watchFlags
@@ -54,8 +61,9 @@ func (m *Main) watchCmd() *cobra.Command {
 		Short: "run the decision engine live against real MySQL servers",
 		Long: `Probe real MySQL servers with the manager's checker and run the decision engine on the
 outcomes, printing each change as 'failsim replay' does. It runs until interrupted (SIGINT or
-SIGTERM) or for --for, then prints the verdict and waits for a running --on-failover command.
-See docs/live.md.
+SIGTERM) or for --for, then prints the verdict and waits for a running --on-failover command,
+at most --on-failover-timeout after it started (then its process group is killed, with a
+warning). See docs/live.md.
 
 A DSN may leave its password out: failsim then reads node NAME's password from the
 environment variable FAILSIM_PASSWORD_<NAME>, the name upper-cased with every character other
@@ -74,6 +82,7 @@ the command line is visible to every local user in /proc. No output shows a pass
 	markRequired(f, "node")
 	statemapVar(c, &o.statemap, "statemap override `FILE`, re-read when it changes")
 	f.StringVar(&o.onFailover, "on-failover", "", "run `CMD` with sh -c at each failover (environment: FAILSIM_EVENT, FAILSIM_OLD_MASTER, FAILSIM_NEW_MASTER, FAILSIM_CONDITION, FAILSIM_TIME)")
+	f.DurationVar(&o.hookTimeout, "on-failover-timeout", defaultHookTimeout, "kill an --on-failover command (and its process group) still running after this `DURATION`, with a warning")
 	formatVar(c, &o.format)
 	f.StringVar(&o.metrics, "metrics", "", "serve Prometheus metrics at http://`ADDR`/metrics")
 	f.DurationVar(&o.interval, "interval", timeline.DefaultInterval, "time between probe starts of a node, a `DURATION`")
@@ -102,7 +111,10 @@ func (m *Main) runWatch(ctx context.Context, o *watchFlags) error {
 	if o.interval <= 0 || o.timeout <= 0 || o.forDur < 0 {
 		return usageErr(errors.New("--interval and --timeout must be positive, --for not negative"), "")
 	}
-	targets, err := parseNodes(o.nodes, o.timeout, o.query)
+	if o.hookTimeout <= 0 {
+		return usageErr(fmt.Errorf("--on-failover-timeout %v: want a positive duration", o.hookTimeout), "")
+	}
+	targets, err := parseNodes(o.nodes, o.timeout, o.query, log)
 	if err != nil {
 		return err
 	}
@@ -133,7 +145,7 @@ func (m *Main) runWatch(ctx context.Context, o *watchFlags) error {
 	tl.Start = start
 	out := newLivePrinter(m.Stdout, f, start, names)
 	verdict := &lateReport{}
-	hook := &failoverHook{cmd: o.onFailover, start: start, names: names, stderr: m.Stderr, log: log}
+	hook := &failoverHook{cmd: o.onFailover, timeout: o.hookTimeout, start: start, names: names, stderr: m.Stderr, log: log}
 	rt, err := monitor.New(monitor.Config{
 		Nodes: targets, Statemap: o.statemap, Map: sm, Policy: pol, Interval: o.interval, Clock: clk, Log: log,
 		Observers: []drive.Observer{out, verdict, metrics, hook},
@@ -156,8 +168,10 @@ func (m *Main) runWatch(ctx context.Context, o *watchFlags) error {
 	return report.NewPrinter(m.Stdout, f, start, names).Summary("watch", verdict.Report, []expect.Result{})
 }
 
-// parseNodes reads the --node flags into checkers. No error repeats a DSN: it holds a password.
-func parseNodes(specs []string, budget time.Duration, query string) ([]monitor.Node, error) {
+// parseNodes reads the --node flags into checkers, warning of a node whose DSN has no password
+// and whose FAILSIM_PASSWORD_<NAME> is unset or empty (it will log in with none). No error
+// repeats a DSN: it holds a password.
+func parseNodes(specs []string, budget time.Duration, query string, log zerolog.Logger) ([]monitor.Node, error) {
 	const hint = "--node db1:master='probe:PASSWORD@tcp(10.0.0.1:3306)/' --node db2:replica=..."
 	if len(specs) == 0 {
 		return nil, usageErr(errors.New("watch: no --node given: want one per database server"), hint)
@@ -185,9 +199,13 @@ func parseNodes(specs []string, budget time.Duration, query string) ([]monitor.N
 		if r == fence.Master {
 			masters++
 		}
-		c, err := monitor.NewChecker(monitor.CheckerConfig{DSN: withPassword(dsn, passwordVar(name)), Budget: budget, Query: query})
+		full := withPassword(dsn, passwordVar(name))
+		c, err := monitor.NewChecker(monitor.CheckerConfig{DSN: full, Budget: budget, Query: query})
 		if err != nil {
 			return nil, usageErr(fmt.Errorf("--node %s: %w", name, err), "a DSN looks like probe:PASSWORD@tcp(10.0.0.1:3306)/")
+		}
+		if cfg, err := mysql.ParseDSN(full); err == nil && cfg.Passwd == "" {
+			log.Warn().Str("node", name).Msgf("its DSN has no password and %s is not set: it logs in with none", passwordVar(name))
 		}
 		out = append(out, monitor.Node{Name: name, Role: r, Prober: c})
 	}
@@ -246,12 +264,13 @@ func (l *livePrinter) Event(ev fence.Event) {
 
 // failoverHook runs the --on-failover command at each failover, in the background.
 type failoverHook struct {
-	cmd    string
-	start  time.Time
-	names  []string // the nodes' names, in cluster order
-	stderr io.Writer
-	log    zerolog.Logger
-	wg     sync.WaitGroup
+	cmd     string
+	timeout time.Duration // a command still running after it is killed
+	start   time.Time
+	names   []string // the nodes' names, in cluster order
+	stderr  io.Writer
+	log     zerolog.Logger
+	wg      sync.WaitGroup
 }
 
 // Instant implements drive.Observer.
@@ -276,6 +295,8 @@ func (h *failoverHook) Event(ev fence.Event) {
 		return
 	}
 	cmd := exec.Command("sh", "-c", h.cmd)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // so that a kill takes what it started too
+	cmd.WaitDelay = time.Second                           // a child that keeps stderr open does not hold Wait
 	cmd.Env = append(os.Environ(),
 		"FAILSIM_EVENT="+kind.String(),
 		"FAILSIM_OLD_MASTER="+oldMaster,
@@ -289,9 +310,19 @@ func (h *failoverHook) Event(ev fence.Event) {
 		return
 	}
 	h.wg.Add(1)
+	var killed atomic.Bool
+	kill := time.AfterFunc(h.timeout, func() {
+		killed.Store(true)
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	})
 	go func() {
 		defer h.wg.Done()
-		if err := cmd.Wait(); err != nil {
+		err := cmd.Wait()
+		kill.Stop()
+		switch {
+		case killed.Load():
+			h.log.Warn().Str("old_master", oldMaster).Dur("timeout", h.timeout).Msg("--on-failover command still running after --on-failover-timeout: killed")
+		case err != nil:
 			h.log.Error().Err(err).Str("old_master", oldMaster).Msg("--on-failover command failed")
 		}
 	}()
