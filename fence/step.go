@@ -137,6 +137,11 @@ func (e *Engine) stepRecover(i int) {
 		emit(e, &e.dec.recoverRefused, RecoverRefused{At: e.now, Node: i})
 		return
 	}
+	if e.coords != nil && !e.up[i] && m.Failsafe {
+		// Its own manager shunned it; with that manager down it is in no primary view.
+		emit(e, &e.dec.recoverRefused, RecoverRefused{At: e.now, Node: i, ManagerDown: true})
+		return
+	}
 	if !m.Failed {
 		emit(e, &e.dec.recoverIgnored, RecoverIgnored{At: e.now, Node: i})
 		return

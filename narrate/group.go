@@ -43,7 +43,7 @@ func describeGroup(names []string, ev fence.Event) (s string, ok bool) {
 		}
 		return "partition " + Segments(names, ev.Segments), true
 	case *fence.RecoverRefused:
-		return fmt.Sprintf("%s recover refused: %s", names[ev.Node], recoverRefusedDetail), true
+		return fmt.Sprintf("%s recover refused: %s", names[ev.Node], recoverRefused(ev)), true
 	case *fence.FailsafeShunned:
 		return fmt.Sprintf("%s FAILSAFE-SHUN: its manager's view was not primary for %s: %s shunned", names[ev.Node], plural(ev.Ticks, "tick"), ev.Role), true
 	case *fence.CopiesMerged:
@@ -75,7 +75,13 @@ func describeGroup(names []string, ev fence.Event) (s string, ok bool) {
 }
 
 // recoverRefusedDetail is why a recover is refused while the node's view is not primary.
-const recoverRefusedDetail = "its manager is not in a primary partition"
+// recoverRefused says why a recover was refused.
+func recoverRefused(ev *fence.RecoverRefused) string {
+	if ev.ManagerDown {
+		return "its manager is down, and only its own manager in a primary partition undoes its FAILSAFE-SHUN"
+	}
+	return "its manager is not in a primary partition"
+}
 
 // Quorum says what a quorum check concluded, with the counts the manager logs.
 func Quorum(names []string, d group.Digest) string {
