@@ -513,19 +513,21 @@ func newRefGroup(e *refEngine, witnesses, gapT, safeT int) *refGroup {
 }
 
 // writableNow is the nodes writable now: host up, master and in its own side's copy neither
-// failed nor shunned; a node whose manager was stopped and whose host no manager of a primary
-// view reaches stays as writable as it was when last one did, or when the manager stopped.
+// failed nor shunned; a node whose manager was stopped is so only if, besides, the copy of the
+// first manager of a primary view on its segment has it so, and whose host no such manager
+// reaches stays as writable as it was when last one did, or when the manager stopped. A host
+// down forgets it: back up with its manager stopped, it is not writable until one reaches it.
 func (g *refGroup) writableNow() []int {
 	var w []int
 	for i := range g.n {
-		if g.stopped[i] && !g.down[i] && g.fenceable(i) {
-			g.frozen[i] = g.e.writable(i)
-		}
-	}
-	for i := range g.n {
 		switch {
 		case g.down[i]:
-		case g.stopped[i] && !g.fenceable(i):
+			g.frozen[i] = false
+		case g.stopped[i]:
+			if k := g.reacher(i); k >= 0 {
+				c := g.e.copies[g.copyOf[k]][i]
+				g.frozen[i] = g.e.writable(i) && c.Role == fence.Master && !c.Failed && !c.Shunned
+			}
 			if g.frozen[i] {
 				w = append(w, i)
 			}
@@ -536,14 +538,14 @@ func (g *refGroup) writableNow() []int {
 	return w
 }
 
-// fenceable: some running manager of a primary view is on node i's segment.
-func (g *refGroup) fenceable(i int) bool {
+// reacher: the first running manager of a primary view on node i's segment, -1 for none.
+func (g *refGroup) reacher(i int) int {
 	for m := range g.size() {
 		if g.running(m) && g.primary[m] && g.seg[m] == g.seg[i] {
-			return true
+			return m
 		}
 	}
-	return false
+	return -1
 }
 
 // checkWritable tells a split-brain window that opens (two or more nodes writable at once)
