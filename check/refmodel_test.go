@@ -879,6 +879,11 @@ func (g *refGroup) setNet(at time.Duration, down, stopped []bool, seg []int) {
 				g.agree(h, false)
 			}
 		}
+		for m := range g.size() {
+			// A member back in m's view is no longer missing: gone again, it is pinged anew.
+			g.pinged[m] &^= g.view[m]
+			g.answered[m] &^= g.view[m]
+		}
 		g.regroup(at)
 		g.check()
 	}
