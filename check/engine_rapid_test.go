@@ -403,6 +403,8 @@ func keep(ev fence.Event) fence.Event {
 		return &refPing{At: ev.At, Coordinator: ev.Coordinator, Member: ev.Member, Count: ev.Count}
 	case *cluster.SplitBrain:
 		return &refSplit{At: ev.At, Open: ev.Open, Writable: ev.Writable.Members(), From: ev.From}
+	case *cluster.SplitBrainWidened:
+		return &refSplit{At: ev.At, Open: true, Widened: true, Writable: ev.Writable.Members(), From: ev.From}
 	}
 	panic(fmt.Sprintf("an event of type %T", ev))
 }
@@ -428,7 +430,7 @@ type eventRecorder struct{ evs []fence.Event }
 // observers that is no event of the log.
 func (r *eventRecorder) Event(ev fence.Event) {
 	switch ev.(type) {
-	case fence.Decision, *drive.FaultSet, *cluster.HostPingFailed, *cluster.SplitBrain:
+	case fence.Decision, *drive.FaultSet, *cluster.HostPingFailed, *cluster.SplitBrain, *cluster.SplitBrainWidened:
 		r.evs = append(r.evs, keep(ev))
 	}
 }

@@ -472,6 +472,7 @@ type refGroup struct {
 	left     uint64 // the members that left a view after silence at this tick
 	frozen   []bool // per node: writable when its manager went down
 	writable []int  // the nodes writable, as last told
+	inWindow []int  // every node writable in the open split-brain window
 	openedAt time.Duration
 }
 
@@ -487,7 +488,8 @@ type refPing struct {
 type refSplit struct {
 	At       time.Duration
 	Open     bool
-	Writable []int // opened: the nodes writable at once; closed: those that were
+	Widened  bool  // open still, with a node more
+	Writable []int // opened: the nodes writable at once; widened and closed: every node writable in it
 	From     time.Duration
 }
 
@@ -557,12 +559,24 @@ func (g *refGroup) checkWritable(at time.Duration) {
 	}
 	was := g.writable
 	g.writable = w
+	grew := false
+	for _, i := range w {
+		grew = grew || !slices.Contains(g.inWindow, i)
+	}
 	switch {
 	case len(w) >= 2 && len(was) < 2:
-		g.openedAt = at
+		g.openedAt, g.inWindow = at, slices.Clone(w)
 		g.e.out = append(g.e.out, &refSplit{At: at, Open: true, Writable: w})
+	case len(w) >= 2 && grew:
+		for _, i := range w {
+			if !slices.Contains(g.inWindow, i) {
+				g.inWindow = append(g.inWindow, i)
+			}
+		}
+		slices.Sort(g.inWindow)
+		g.e.out = append(g.e.out, &refSplit{At: at, Open: true, Widened: true, Writable: slices.Clone(g.inWindow), From: g.openedAt})
 	case len(w) < 2 && len(was) >= 2:
-		g.e.out = append(g.e.out, &refSplit{At: at, Writable: was, From: g.openedAt})
+		g.e.out = append(g.e.out, &refSplit{At: at, Writable: g.inWindow, From: g.openedAt})
 	}
 }
 

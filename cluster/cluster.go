@@ -33,6 +33,7 @@ type Cluster struct {
 	frozen    group.Set    // nodes whose manager is down and that were writable when it went down
 	missed    group.Set    // members whose unanswered host ping fenced nothing: the engine was in maintenance
 	writable  group.Set    // the nodes writable now
+	inWindow  group.Set    // every node writable in the open split-brain window
 	openedAt  time.Duration
 	primaries []group.Set
 	stated    bool // a GroupState has been told
@@ -40,6 +41,7 @@ type Cluster struct {
 	views    []ViewChanged // scratch for one batch
 	quorums  []QuorumChanged
 	note     SplitBrain
+	widened  SplitBrainWidened
 	setCoord fence.SetCoordinators
 	setCopy  fence.SetCopies
 }
@@ -436,11 +438,15 @@ func (c *Cluster) checkWritable(at time.Duration) {
 	c.writable = w
 	switch open, wasOpen := w.Len() >= 2, was.Len() >= 2; {
 	case open && !wasOpen:
-		c.openedAt = at
+		c.openedAt, c.inWindow = at, w
 		c.note = SplitBrain{At: at, Open: true, Writable: w}
 		c.emit(&c.note)
+	case open && w&^c.inWindow != 0:
+		c.inWindow |= w
+		c.widened = SplitBrainWidened{At: at, Writable: c.inWindow, From: c.openedAt}
+		c.emit(&c.widened)
 	case !open && wasOpen:
-		c.note = SplitBrain{At: at, Writable: was, From: c.openedAt}
+		c.note = SplitBrain{At: at, Writable: c.inWindow, From: c.openedAt}
 		c.emit(&c.note)
 	}
 }

@@ -93,8 +93,13 @@ type Windows struct {
 	open bool
 }
 
-// Event takes a cluster.SplitBrain.
+// Event takes a cluster.SplitBrain or a cluster.SplitBrainWidened: a window names every node
+// writable in it.
 func (w *Windows) Event(ev fence.Event) {
+	if sw, ok := ev.(*cluster.SplitBrainWidened); ok && w.open {
+		w.ws[len(w.ws)-1].Nodes = sw.Writable
+		return
+	}
 	sb, ok := ev.(*cluster.SplitBrain)
 	if !ok {
 		return

@@ -30,6 +30,8 @@ func describeGroup(names []string, ev fence.Event) (s string, ok bool) {
 			return fmt.Sprintf("split brain over: %s were writable at once for 0s, a zero-length window (within the tick, the majority's failover came before the minority's shun)", ev.Writable.Names(names, " ")), true
 		}
 		return fmt.Sprintf("split brain over: %s were writable at once for %s", ev.Writable.Names(names, " "), ev.At-ev.From), true
+	case *cluster.SplitBrainWidened:
+		return fmt.Sprintf("SPLIT BRAIN widens: %s writable in the window, open for %s", ev.Writable.Names(names, " "), ev.At-ev.From), true
 	case *cluster.GroupState:
 		return "", true
 	case *cluster.HostChanged:

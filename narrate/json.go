@@ -106,6 +106,8 @@ func JSON(start time.Time, names []string, ev fence.Event) EventJSON {
 		if ev.Open {
 			j.Event = "split-brain-open"
 		}
+	case *cluster.SplitBrainWidened:
+		j.Event, j.Detail = "split-brain-widened", ev.Writable.Names(names, " ")
 	case *cluster.HostChanged:
 		j.Event, j.Node = "host-up", names[ev.Member]
 		if ev.Down {
