@@ -323,12 +323,15 @@ func (r *refEngine) recover(at time.Duration, i int) {
 		return
 	}
 	cl := r.copies[r.copyOf[i]]
-	m := &cl[i]
-	if r.coords != nil && !r.nodes[i].up && m.Failsafe {
-		// A FAILSAFE-SHUN comes back only once its own manager is in a primary view.
-		r.emit(&fence.RecoverRefused{At: r.now, Node: i, ManagerDown: true})
-		return
+	if r.coords != nil && !r.nodes[i].up {
+		if cl[i].Failsafe {
+			// A FAILSAFE-SHUN comes back only once its own manager is in a primary view.
+			r.emit(&fence.RecoverRefused{At: r.now, Node: i, ManagerDown: true})
+			return
+		}
+		cl = r.copies[r.copyOf[r.coordinatorOf(i)]] // the coordinator recovers, as it fences
 	}
+	m := &cl[i]
 	if !m.Failed {
 		r.emit(&fence.RecoverIgnored{At: r.now, Node: i})
 		return
