@@ -27,3 +27,20 @@ func TestWindowNamesEveryWriter(t *testing.T) {
 		t.Fatalf("closed window = %+v, want nodes 0 1 3 from 10s to 65s", got)
 	}
 }
+
+// TestTouchingWindowsCountApart: a window that closes at the instant another opens is a window
+// of its own; the total adds their lengths, and a zero-length window counts as one.
+func TestTouchingWindowsCountApart(t *testing.T) {
+	const s = time.Second
+	var w expect.Windows
+	w.Event(&cluster.SplitBrain{At: 10 * s, Open: true, Writable: group.SetOf(0).With(1)})
+	w.Event(&cluster.SplitBrain{At: 30 * s, Writable: group.SetOf(0).With(1), From: 10 * s})
+	w.Event(&cluster.SplitBrain{At: 30 * s, Open: true, Writable: group.SetOf(1).With(2)})
+	w.Event(&cluster.SplitBrain{At: 45 * s, Writable: group.SetOf(1).With(2), From: 30 * s})
+	w.Event(&cluster.SplitBrain{At: 50 * s, Open: true, Writable: group.SetOf(0).With(2)})
+	w.Event(&cluster.SplitBrain{At: 50 * s, Writable: group.SetOf(0).With(2), From: 50 * s})
+	got := w.Closed(60 * s)
+	if len(got) != 3 || expect.Total(got) != 35*s {
+		t.Fatalf("windows %+v, total %v; want 3 windows, 35s", got, expect.Total(got))
+	}
+}
