@@ -403,6 +403,8 @@ func keep(ev fence.Event) fence.Event {
 		return &refPing{At: ev.At, Coordinator: ev.Coordinator, Member: ev.Member, Count: ev.Count}
 	case *cluster.SplitBrain:
 		return &refSplit{At: ev.At, Open: ev.Open, Writable: ev.Writable.Members(), From: ev.From}
+	case *cluster.SplitBrainWidened:
+		return &refSplit{At: ev.At, Open: true, Widened: true, Writable: ev.Writable.Members(), From: ev.From}
 	}
 	panic(fmt.Sprintf("an event of type %T", ev))
 }
@@ -428,7 +430,7 @@ type eventRecorder struct{ evs []fence.Event }
 // observers that is no event of the log.
 func (r *eventRecorder) Event(ev fence.Event) {
 	switch ev.(type) {
-	case fence.Decision, *drive.FaultSet, *cluster.HostPingFailed, *cluster.SplitBrain:
+	case fence.Decision, *drive.FaultSet, *cluster.HostPingFailed, *cluster.SplitBrain, *cluster.SplitBrainWidened:
 		r.evs = append(r.evs, keep(ev))
 	}
 }
@@ -501,7 +503,8 @@ func drawPlainTimeline(t *rapid.T) *timeline.Timeline {
 		Policy:   fence.Policy(rapid.IntRange(0, 2).Draw(t, "policy")),
 		Start:    time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC),
 	}
-	faults := append(slices.Clone(candidates), fault.Fault{}, fault.Fault{Kind: fault.Slow, Delay: 2 * time.Second}, fault.Fault{Kind: fault.Slow, Delay: 9 * time.Second})
+	faults := append(slices.Clone(candidates), fault.Fault{}, fault.Fault{Kind: fault.Slow, Delay: 2 * time.Second}, fault.Fault{Kind: fault.Slow, Delay: 9 * time.Second},
+		fault.Fault{Kind: fault.Probe, Condition: "undefined"}) // a condition like any other
 	var at time.Duration
 	for range rapid.IntRange(0, 25).Draw(t, "events") {
 		at += time.Duration(rapid.IntRange(0, 60).Draw(t, "gap")) * time.Second
@@ -548,7 +551,7 @@ func drawGroupTimeline(t *rapid.T) *timeline.Timeline {
 		tl.FailsafeThreshold = rapid.IntRange(1, 5).Draw(t, "failsafe-threshold")
 	}
 	members := n + len(tl.Witnesses)
-	faults := append(slices.Clone(candidates), fault.Fault{})
+	faults := append(slices.Clone(candidates), fault.Fault{}, fault.Fault{Kind: fault.Probe, Condition: "undefined"})
 	var at time.Duration
 	add := func(ev timeline.Event) { ev.At = at; tl.Events = append(tl.Events, ev) }
 	split := func(alone ...int) []int {

@@ -323,6 +323,14 @@ func (r *refEngine) recover(at time.Duration, i int) {
 		return
 	}
 	cl := r.copies[r.copyOf[i]]
+	if r.coords != nil && !r.nodes[i].up {
+		if cl[i].Failsafe {
+			// A FAILSAFE-SHUN comes back only once its own manager is in a primary view.
+			r.emit(&fence.RecoverRefused{At: r.now, Node: i, ManagerDown: true})
+			return
+		}
+		cl = r.copies[r.copyOf[r.coordinatorOf(i)]] // the coordinator recovers, as it fences
+	}
 	m := &cl[i]
 	if !m.Failed {
 		r.emit(&fence.RecoverIgnored{At: r.now, Node: i})
@@ -467,6 +475,7 @@ type refGroup struct {
 	left     uint64 // the members that left a view after silence at this tick
 	frozen   []bool // per node: writable when its manager went down
 	writable []int  // the nodes writable, as last told
+	inWindow []int  // every node writable in the open split-brain window
 	openedAt time.Duration
 }
 
@@ -482,7 +491,8 @@ type refPing struct {
 type refSplit struct {
 	At       time.Duration
 	Open     bool
-	Writable []int // opened: the nodes writable at once; closed: those that were
+	Widened  bool  // open still, with a node more
+	Writable []int // opened: the nodes writable at once; widened and closed: every node writable in it
 	From     time.Duration
 }
 
@@ -508,19 +518,21 @@ func newRefGroup(e *refEngine, witnesses, gapT, safeT int) *refGroup {
 }
 
 // writableNow is the nodes writable now: host up, master and in its own side's copy neither
-// failed nor shunned; a node whose manager was stopped and whose host no manager of a primary
-// view reaches stays as writable as it was when last one did, or when the manager stopped.
+// failed nor shunned; a node whose manager was stopped is so only if, besides, the copy of the
+// first manager of a primary view on its segment has it so, and whose host no such manager
+// reaches stays as writable as it was when last one did, or when the manager stopped. A host
+// down forgets it: back up with its manager stopped, it is not writable until one reaches it.
 func (g *refGroup) writableNow() []int {
 	var w []int
 	for i := range g.n {
-		if g.stopped[i] && !g.down[i] && g.fenceable(i) {
-			g.frozen[i] = g.e.writable(i)
-		}
-	}
-	for i := range g.n {
 		switch {
 		case g.down[i]:
-		case g.stopped[i] && !g.fenceable(i):
+			g.frozen[i] = false
+		case g.stopped[i]:
+			if k := g.reacher(i); k >= 0 {
+				c := g.e.copies[g.copyOf[k]][i]
+				g.frozen[i] = g.e.writable(i) && c.Role == fence.Master && !c.Failed && !c.Shunned
+			}
 			if g.frozen[i] {
 				w = append(w, i)
 			}
@@ -531,14 +543,14 @@ func (g *refGroup) writableNow() []int {
 	return w
 }
 
-// fenceable: some running manager of a primary view is on node i's segment.
-func (g *refGroup) fenceable(i int) bool {
+// reacher: the first running manager of a primary view on node i's segment, -1 for none.
+func (g *refGroup) reacher(i int) int {
 	for m := range g.size() {
 		if g.running(m) && g.primary[m] && g.seg[m] == g.seg[i] {
-			return true
+			return m
 		}
 	}
-	return false
+	return -1
 }
 
 // checkWritable tells a split-brain window that opens (two or more nodes writable at once)
@@ -550,12 +562,24 @@ func (g *refGroup) checkWritable(at time.Duration) {
 	}
 	was := g.writable
 	g.writable = w
+	grew := false
+	for _, i := range w {
+		grew = grew || !slices.Contains(g.inWindow, i)
+	}
 	switch {
 	case len(w) >= 2 && len(was) < 2:
-		g.openedAt = at
+		g.openedAt, g.inWindow = at, slices.Clone(w)
 		g.e.out = append(g.e.out, &refSplit{At: at, Open: true, Writable: w})
+	case len(w) >= 2 && grew:
+		for _, i := range w {
+			if !slices.Contains(g.inWindow, i) {
+				g.inWindow = append(g.inWindow, i)
+			}
+		}
+		slices.Sort(g.inWindow)
+		g.e.out = append(g.e.out, &refSplit{At: at, Open: true, Widened: true, Writable: slices.Clone(g.inWindow), From: g.openedAt})
 	case len(w) < 2 && len(was) >= 2:
-		g.e.out = append(g.e.out, &refSplit{At: at, Writable: was, From: g.openedAt})
+		g.e.out = append(g.e.out, &refSplit{At: at, Writable: g.inWindow, From: g.openedAt})
 	}
 }
 
@@ -871,6 +895,11 @@ func (g *refGroup) setNet(at time.Duration, down, stopped []bool, seg []int) {
 			for _, h := range g.segments(started) {
 				g.agree(h, false)
 			}
+		}
+		for m := range g.size() {
+			// A member back in m's view is no longer missing: gone again, it is pinged anew.
+			g.pinged[m] &^= g.view[m]
+			g.answered[m] &^= g.view[m]
 		}
 		g.regroup(at)
 		g.check()

@@ -33,6 +33,7 @@ type Cluster struct {
 	frozen    group.Set    // nodes whose manager is down and that were writable when it went down
 	missed    group.Set    // members whose unanswered host ping fenced nothing: the engine was in maintenance
 	writable  group.Set    // the nodes writable now
+	inWindow  group.Set    // every node writable in the open split-brain window
 	openedAt  time.Duration
 	primaries []group.Set
 	stated    bool // a GroupState has been told
@@ -40,6 +41,7 @@ type Cluster struct {
 	views    []ViewChanged // scratch for one batch
 	quorums  []QuorumChanged
 	note     SplitBrain
+	widened  SplitBrainWidened
 	setCoord fence.SetCoordinators
 	setCopy  fence.SetCopies
 }
@@ -385,38 +387,45 @@ func (c *Cluster) state(at time.Duration) {
 }
 
 // writableNow is the set of nodes writable now: master and, in their own side's copy, neither
-// failed nor shunned, their host up. A node whose manager is down (its host up) and whom no
-// manager of a primary view reaches stays as it was when last one did, or when the manager went
-// down: nobody can tell its database otherwise. So it keeps c.frozen up to date.
+// failed nor shunned, their host up. A node whose manager is down (its host up) is writable
+// while a manager of a primary view reaches it only if that manager's copy has it writable too
+// (it fences the node there, and tells its database); whom none reaches stays as it was when
+// last one did, or when its manager went down: nobody can tell its database otherwise. A host
+// that goes down ends that: back up with its manager stopped, the node is not writable until a
+// primary view's manager reaches it. So it keeps c.frozen up to date.
 func (c *Cluster) writableNow() group.Set {
 	var w group.Set
 	for i := range c.n {
 		switch {
 		case c.net[i].Down:
-		case c.net[i].Stopped && !c.fenceable(i):
-			if c.frozen.Has(i) {
-				w = w.With(i)
+			c.frozen = c.frozen.Without(i) // its database went down with its host
+		case c.net[i].Stopped:
+			k := c.reacher(i)
+			switch {
+			case k < 0:
+				if c.frozen.Has(i) {
+					w = w.With(i)
+				}
+			case c.e.Writable(i) && c.e.WritableIn(c.g.Copy(k), i):
+				w, c.frozen = w.With(i), c.frozen.With(i)
+			default:
+				c.frozen = c.frozen.Without(i) // fenced while a primary view reached it
 			}
 		case c.e.Writable(i):
 			w = w.With(i)
-			if c.net[i].Stopped {
-				c.frozen = c.frozen.With(i)
-			}
-		case c.net[i].Stopped:
-			c.frozen = c.frozen.Without(i) // fenced while a primary view reached it
 		}
 	}
 	return w
 }
 
-// fenceable reports whether some manager of a primary view reaches node i's host.
-func (c *Cluster) fenceable(i int) bool {
+// reacher is the first manager of a primary view that reaches node i's host, -1 for none.
+func (c *Cluster) reacher(i int) int {
 	for m := range c.g.Running().All() {
 		if c.g.Primary(m) && c.net[m].Segment == c.net[i].Segment {
-			return true
+			return m
 		}
 	}
-	return false
+	return -1
 }
 
 // checkWritable tells a split-brain window that opens or closes.
@@ -429,11 +438,15 @@ func (c *Cluster) checkWritable(at time.Duration) {
 	c.writable = w
 	switch open, wasOpen := w.Len() >= 2, was.Len() >= 2; {
 	case open && !wasOpen:
-		c.openedAt = at
+		c.openedAt, c.inWindow = at, w
 		c.note = SplitBrain{At: at, Open: true, Writable: w}
 		c.emit(&c.note)
+	case open && w&^c.inWindow != 0:
+		c.inWindow |= w
+		c.widened = SplitBrainWidened{At: at, Writable: c.inWindow, From: c.openedAt}
+		c.emit(&c.widened)
 	case !open && wasOpen:
-		c.note = SplitBrain{At: at, Writable: was, From: c.openedAt}
+		c.note = SplitBrain{At: at, Writable: c.inWindow, From: c.openedAt}
 		c.emit(&c.note)
 	}
 }

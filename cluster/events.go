@@ -41,11 +41,19 @@ type HostPingFailed struct {
 }
 
 // SplitBrain: a split-brain window opened (Open: two or more nodes, Writable, take writes at
-// once) or closed (the nodes that were writable at once, and From, when it opened). A window
-// that opens and closes at one instant is told, with a length of zero.
+// once) or closed (every node that was writable in the window, and From, when it opened). A
+// window that opens and closes at one instant is told, with a length of zero.
 type SplitBrain struct {
 	At       time.Duration
 	Open     bool
+	Writable group.Set
+	From     time.Duration
+}
+
+// SplitBrainWidened: a node not yet writable in the open split-brain window, opened at From,
+// became writable while it stayed open; Writable is every node writable in the window so far.
+type SplitBrainWidened struct {
+	At       time.Duration
 	Writable group.Set
 	From     time.Duration
 }
@@ -73,6 +81,9 @@ func (e *HostPingFailed) When() time.Duration { return e.At }
 
 // When implements fence.Event.
 func (e *SplitBrain) When() time.Duration { return e.At }
+
+// When implements fence.Event.
+func (e *SplitBrainWidened) When() time.Duration { return e.At }
 
 // When implements fence.Event.
 func (e *GroupState) When() time.Duration { return e.At }

@@ -46,7 +46,7 @@ type Config struct {
 	// instant, is no instant of the observers'.
 	EveryTick bool
 	// Counted, when not nil, is told of each probe outcome at the instant it counts, just
-	// before the engine is (an outcome of statemap.Undefined, a probe that ended without one, is
+	// before the engine is (an outcome of NoOutcome, a probe that ended without one, is
 	// told here and not to the engine).
 	Counted func(at time.Duration, node int, c statemap.Condition)
 	// Wake, when not nil, names a further instant the observers must be told of, like a
@@ -205,7 +205,7 @@ func (d *Driver) Begin(t time.Duration) Work {
 // order among the outcomes that count at one instant; the node's next probe starts at
 // fence.NextProbeStart(s.At, at, Interval). Report returns false, and the outcome is dropped,
 // when the probe is no longer under way: its node's manager stopped meanwhile, or it was
-// reported already. An outcome of statemap.Undefined is a probe that ended without one: its
+// reported already. An outcome of NoOutcome is a probe that ended without one: its
 // schedule goes on, and the engine is not told.
 func (d *Driver) Report(s Start, at time.Duration, c statemap.Condition) bool {
 	p := &d.nodes[s.Node]

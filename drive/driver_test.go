@@ -199,8 +199,8 @@ func TestUndefinedOutcome(t *testing.T) {
 	var counted int
 	d := drive.New(cluster(), drive.Config{Interval: 3 * s, End: 3 * s, Counted: func(time.Duration, int, statemap.Condition) { counted++ }}, l)
 	w := d.Begin(0)
-	d.Report(w.Starts[0], 0, statemap.Undefined)
-	d.Report(w.Starts[1], 0, statemap.Undefined)
+	d.Report(w.Starts[0], 0, drive.NoOutcome)
+	d.Report(w.Starts[1], 0, drive.NoOutcome)
 	d.Close()
 	if w = d.Begin(d.Next()); w.At != 3*s || len(w.Starts) != 2 {
 		t.Errorf("at %v starts %v, want both at 3s", w.At, nodes(w.Starts))

@@ -8,6 +8,12 @@ import (
 	"github.com/failsim/failsim/statemap"
 )
 
+// NoOutcome is the outcome of a probe that ended without one (the live checker's probe cut
+// short by its context): its schedule goes on and the engine is not told. It is no condition
+// of the statemap's; statemap.Undefined, a condition like any other (a probe forced to
+// "undefined"), is told to the engine and mapped by the statemap.
+const NoOutcome = statemap.NumConditions
+
 // phase is where a node's probing stands.
 type phase uint8
 
@@ -84,7 +90,7 @@ func (d *Driver) counted(t time.Duration, i int, c statemap.Condition) {
 	if d.cfg.Counted != nil {
 		d.cfg.Counted(t, i, c)
 	}
-	if c != statemap.Undefined {
+	if c != NoOutcome {
 		d.e.Probe(t, i, c)
 	}
 }

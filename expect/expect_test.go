@@ -64,3 +64,37 @@ func TestNoExpectations(t *testing.T) {
 		t.Errorf("the zero Set's Results() = %#v, want an empty list", r)
 	}
 }
+
+// expect NODE shunned takes both meanings of the word: a master failed (over, with no
+// candidate, or under manual policy) is shunned, as is a node its own manager shuns
+// (FAILSAFE-SHUN); a failed replica is not.
+func TestExpectShunnedEitherWay(t *testing.T) {
+	text := "cluster db1:master db2:replica db3:replica\n00:00:30 db3 refuse\n00:01:00 db1 refuse\n00:02:00 cluster end\n" +
+		"expect db1 shunned after 00:01:00 by 00:01:00\nexpect db1 shunned by 00:00:59\nexpect db3 shunned\nexpect db3 failed after 00:00:30 by 00:00:30\n"
+	want := map[string]string{
+		"expect db1 shunned by 00:00:59": "db1 was shunned at 00:01:00 (failed over), outside the window",
+		"expect db3 shunned":             "db3 was never shunned",
+	}
+	for _, r := range judge(t, text) {
+		why, bad := want[r.Text]
+		if r.Held == bad || r.Why != why {
+			t.Errorf("%s: held %v (%s), want held %v (%s)", r.Text, r.Held, r.Why, !bad, why)
+		}
+	}
+	manual := "cluster db1:master db2:replica\npolicy manual\n00:01:00 db1 refuse\n00:02:00 cluster end\nexpect db1 shunned after 00:01:00 by 00:01:00\n"
+	for _, r := range judge(t, manual) {
+		if !r.Held {
+			t.Errorf("manual: %s: %s", r.Text, r.Why)
+		}
+	}
+	alone := "cluster db1:master db2:replica db3:replica\n00:00:05 db2 manager down\n00:00:05 db3 manager down\n00:01:00 cluster end\n" +
+		"expect db1 shunned after 00:00:30 by 00:00:30\nexpect db1 shunned after 00:00:40\n"
+	for _, r := range judge(t, alone) {
+		if r.Held != (r.Text == "expect db1 shunned after 00:00:30 by 00:00:30") {
+			t.Errorf("alone: %s: held %v (%s)", r.Text, r.Held, r.Why)
+		}
+		if !r.Held && r.Why != "db1 was shunned at 00:00:30 (FAILSAFE-SHUN), outside the window" {
+			t.Errorf("alone: %s: %s", r.Text, r.Why)
+		}
+	}
+}

@@ -13,22 +13,44 @@ import (
 	"github.com/failsim/failsim/timeline"
 )
 
-// shunned holds when the node's own manager shuns its datasource (FAILSAFE-SHUN) within the
-// window.
+// shunned holds when the node is shunned within the window, either way the word is used: its
+// own manager shuns its datasource (FAILSAFE-SHUN), or, a master, it is failed (failed over,
+// failed with no replica eligible, or failed under manual policy), which shuns it: it comes
+// back only by recover.
 type shunned struct {
 	start time.Time
 	node  int
 	name  string
 	win   timeline.Window
 	got   []time.Duration
+	how   []string // per shun in got: "FAILSAFE-SHUN" or "failed master"
 	match bool
 }
 
 // Event implements drive.Observer.
 func (x *shunned) Event(ev fence.Event) {
-	if s, ok := ev.(*fence.FailsafeShunned); ok && s.Node == x.node {
-		x.got = append(x.got, s.At)
-		x.match = x.match || x.win.Holds(s.At)
+	how := ""
+	switch ev := ev.(type) {
+	case *fence.FailsafeShunned:
+		if ev.Node == x.node {
+			how = "FAILSAFE-SHUN"
+		}
+	case *fence.Failover:
+		if ev.Node == x.node {
+			how = "failed over"
+		}
+	case *fence.NoCandidate:
+		if ev.Node == x.node {
+			how = "failed master, no candidate"
+		}
+	case *fence.NodeFailed:
+		if ev.Node == x.node && ev.Role == fence.Master {
+			how = "failed master, manual policy"
+		}
+	}
+	if how != "" {
+		x.got, x.how = append(x.got, ev.When()), append(x.how, how)
+		x.match = x.match || x.win.Holds(ev.When())
 	}
 }
 
@@ -44,8 +66,8 @@ func (x *shunned) Verdict() (bool, string) {
 		return false, x.name + " was never shunned"
 	}
 	var when []string
-	for _, t := range x.got {
-		when = append(when, narrate.Clock(x.start, t))
+	for k, t := range x.got {
+		when = append(when, narrate.Clock(x.start, t)+" ("+x.how[k]+")")
 	}
 	return false, x.name + " was shunned at " + strings.Join(when, ", ") + ", outside the window"
 }
@@ -93,8 +115,13 @@ type Windows struct {
 	open bool
 }
 
-// Event takes a cluster.SplitBrain.
+// Event takes a cluster.SplitBrain or a cluster.SplitBrainWidened: a window names every node
+// writable in it.
 func (w *Windows) Event(ev fence.Event) {
+	if sw, ok := ev.(*cluster.SplitBrainWidened); ok && w.open {
+		w.ws[len(w.ws)-1].Nodes = sw.Writable
+		return
+	}
 	sb, ok := ev.(*cluster.SplitBrain)
 	if !ok {
 		return

@@ -305,10 +305,12 @@ type CoordinatorChanged struct {
 }
 
 // RecoverRefused: an operator's recover of Node, refused because its manager is not in a
-// primary view (group mode): nothing done.
+// primary view (group mode): nothing done. ManagerDown: its manager is down and its own copy
+// has it FAILSAFE-SHUN, which only its own manager in a primary view undoes.
 type RecoverRefused struct {
-	At   time.Duration
-	Node int
+	At          time.Duration
+	Node        int
+	ManagerDown bool
 }
 
 // FailsafeShunned: Node's own manager, whose view was not primary for Ticks ticks in a row,

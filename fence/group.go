@@ -216,6 +216,13 @@ func (e *Engine) Writable(i int) bool {
 	return m.Role == Master && !m.Failed && !m.Shunned
 }
 
+// WritableIn reports whether copy c of the cluster's state has node i master and neither failed
+// nor shunned: writable as the managers holding c believe.
+func (e *Engine) WritableIn(c, i int) bool {
+	m := &e.copies[c][i]
+	return m.Role == Master && !m.Failed && !m.Shunned
+}
+
 // CoordinatorOf returns the coordinator that fences node i's alarms: the cluster's coordinator
 // outside group mode; in group mode that of i's view (-1 when it is not primary), or the
 // cluster's when i's manager is down.

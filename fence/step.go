@@ -132,11 +132,21 @@ func (e *Engine) stepManager(i int, up bool) {
 // stepRecover is Recover.
 func (e *Engine) stepRecover(i int) {
 	cl := e.copies[e.copyOf[i]]
-	m := &cl[i]
 	if e.coords != nil && e.coordinatorOf(i) < 0 {
 		emit(e, &e.dec.recoverRefused, RecoverRefused{At: e.now, Node: i})
 		return
 	}
+	if e.coords != nil && !e.up[i] {
+		if cl[i].Failsafe {
+			// Its own manager shunned it; with that manager down it is in no primary view.
+			emit(e, &e.dec.recoverRefused, RecoverRefused{At: e.now, Node: i, ManagerDown: true})
+			return
+		}
+		// The recover is the coordinator's act, as fencing is: with the node's manager down,
+		// in the copy of the cluster's coordinator, which fences it.
+		cl = e.copies[e.copyOf[e.coordinatorOf(i)]]
+	}
+	m := &cl[i]
 	if !m.Failed {
 		emit(e, &e.dec.recoverIgnored, RecoverIgnored{At: e.now, Node: i})
 		return

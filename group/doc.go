@@ -61,7 +61,9 @@
 // At each tick, after the views and the quorum checks, each coordinator host-pings every
 // database member missing from its view: one whose host does not answer is host-failed (the
 // engine fails a replica, fails over a master, taking the candidate from the coordinator's
-// view); one that answers (only its manager is gone) is not fenced. Then each live manager
+// view); one that answers (only its manager is gone) is not fenced, and is pinged again at
+// each tick while it stays missing. A member back in the view, even between two ticks, is
+// pinged anew when it goes missing again. Then each live manager
 // that has not been primary for FailsafeThreshold ticks in a row (default 3) shuns its own
 // datasource (FAILSAFE-SHUN). A manager that is down counts nothing and shuns nothing.
 //

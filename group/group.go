@@ -119,6 +119,12 @@ func (g *Group) stepNet(net Net) {
 	}
 	g.leave(stopped)
 	g.start(started)
+	for m := range g.running.All() {
+		// A member back in the view is no longer missing: should it go missing again, it is
+		// pinged anew (pingHosts), even if no tick came in between.
+		g.pinged[m] &^= g.view[m]
+		g.answered[m] &^= g.view[m]
+	}
 	g.regroup()
 	g.check()
 }

@@ -326,7 +326,11 @@ func (r *Runtime) take(d probeDone) {
 	if d.res.Took >= atOnce {
 		at += time.Duration(float64(d.res.Took) * r.speed)
 	}
-	if r.d.Report(s, at, d.res.Condition) {
+	c := d.res.Condition
+	if c == statemap.Undefined {
+		c = drive.NoOutcome // the checker's probe was cut short: it ended without an outcome
+	}
+	if r.d.Report(s, at, c) {
 		r.got[s.Node] = d.res
 	}
 }

@@ -30,6 +30,8 @@ func describeGroup(names []string, ev fence.Event) (s string, ok bool) {
 			return fmt.Sprintf("split brain over: %s were writable at once for 0s, a zero-length window (within the tick, the majority's failover came before the minority's shun)", ev.Writable.Names(names, " ")), true
 		}
 		return fmt.Sprintf("split brain over: %s were writable at once for %s", ev.Writable.Names(names, " "), ev.At-ev.From), true
+	case *cluster.SplitBrainWidened:
+		return fmt.Sprintf("SPLIT BRAIN widens: %s writable in the window, open for %s", ev.Writable.Names(names, " "), ev.At-ev.From), true
 	case *cluster.GroupState:
 		return "", true
 	case *cluster.HostChanged:
@@ -43,7 +45,7 @@ func describeGroup(names []string, ev fence.Event) (s string, ok bool) {
 		}
 		return "partition " + Segments(names, ev.Segments), true
 	case *fence.RecoverRefused:
-		return fmt.Sprintf("%s recover refused: %s", names[ev.Node], recoverRefusedDetail), true
+		return fmt.Sprintf("%s recover refused: %s", names[ev.Node], recoverRefused(ev)), true
 	case *fence.FailsafeShunned:
 		return fmt.Sprintf("%s FAILSAFE-SHUN: its manager's view was not primary for %s: %s shunned", names[ev.Node], plural(ev.Ticks, "tick"), ev.Role), true
 	case *fence.CopiesMerged:
@@ -75,7 +77,13 @@ func describeGroup(names []string, ev fence.Event) (s string, ok bool) {
 }
 
 // recoverRefusedDetail is why a recover is refused while the node's view is not primary.
-const recoverRefusedDetail = "its manager is not in a primary partition"
+// recoverRefused says why a recover was refused.
+func recoverRefused(ev *fence.RecoverRefused) string {
+	if ev.ManagerDown {
+		return "its manager is down, and only its own manager in a primary partition undoes its FAILSAFE-SHUN"
+	}
+	return "its manager is not in a primary partition"
+}
 
 // Quorum says what a quorum check concluded, with the counts the manager logs.
 func Quorum(names []string, d group.Digest) string {

@@ -87,7 +87,7 @@ func JSON(start time.Time, names []string, ev fence.Event) EventJSON {
 	case *drive.FaultSet:
 		j.Event, j.Node, j.Detail = "fault", names[ev.Node], ev.Fault.String()
 	case *fence.RecoverRefused:
-		j.Node, j.Detail = names[ev.Node], recoverRefusedDetail
+		j.Node, j.Detail = names[ev.Node], recoverRefused(ev)
 	case *fence.FailsafeShunned:
 		j.Node, j.Role = names[ev.Node], ev.Role.String()
 		j.Count, j.Threshold = ints(ev.Ticks, ev.Ticks)
@@ -106,6 +106,8 @@ func JSON(start time.Time, names []string, ev fence.Event) EventJSON {
 		if ev.Open {
 			j.Event = "split-brain-open"
 		}
+	case *cluster.SplitBrainWidened:
+		j.Event, j.Detail = "split-brain-widened", ev.Writable.Names(names, " ")
 	case *cluster.HostChanged:
 		j.Event, j.Node = "host-up", names[ev.Member]
 		if ev.Down {

@@ -35,6 +35,7 @@ type Report struct {
 	noPrimary []cluster.GroupState // each time no view became primary
 	windows   expect.Windows       // the split-brain windows
 	shuns     []fence.FailsafeShunned
+	policy    fence.Policy // the policy now
 }
 
 // nodeStory is what the report keeps of one node: the conditions it showed, how far their
@@ -48,11 +49,23 @@ type nodeStory struct {
 	expiry     fence.AlarmExpired // the last expiry, if expiredAny
 	expiredAny bool
 	heals      []time.Duration
-	cleared    int             // alarms cleared by entering maintenance
+	shunAt     time.Duration // when its own manager's FAILSAFE-SHUN took it, if shunned
+	shunned    bool          // it is FAILSAFE-SHUN now: failed in its own copy, it raises no alarm
+	quiet      [statemap.NumConditions]quietWhy // why no alarm could be raised when c was first seen
+	cleared    int                              // alarms cleared by entering maintenance
 	recovers   []time.Duration // operator recovers that cleared alarms
 	fenced     []fenceStory    // NodeFailed, AlreadyFailed, ExpiryWaiting
 	downEver   []time.Duration
 }
+
+// quietWhy is what kept a node from raising an alarm when it first showed a condition.
+type quietWhy uint8
+
+const (
+	quietNone        quietWhy = iota // nothing known: an alarm could be raised
+	quietMaintenance                 // the cluster was in maintenance
+	quietShunned                     // its own manager had shunned it (FAILSAFE-SHUN)
+)
 
 // fenceStory is a fencing decision as the report keeps it: a Failover, a NoCandidate, a
 // NodeFailed, an AlreadyFailed or an ExpiryWaiting, by Kind, with the fields it has.
@@ -72,7 +85,7 @@ func New(tl *timeline.Timeline, m *statemap.Map) *Report {
 		all = all.With(m)
 	}
 	return &Report{tl: tl, m: m, names: tl.Names(), nodes: make([]nodeStory, len(tl.Nodes)), why: map[int]string{}, hostWhy: map[int]string{},
-		primary: []group.Set{all}}
+		primary: []group.Set{all}, policy: tl.Policy}
 }
 
 // Instant implements drive.Observer: at ticks and at the end it reads the counts of the alarms
@@ -90,11 +103,17 @@ func (r *Report) Instant(at time.Duration, e *fence.Engine) {
 	}
 }
 
-// saw notes that node n showed condition c.
-func (n *nodeStory) saw(c statemap.Condition) {
+// saw notes that node n showed condition c under policy p.
+func (n *nodeStory) saw(c statemap.Condition, p fence.Policy) {
 	if c != statemap.OK && !n.seen[c] {
 		n.seen[c] = true
 		n.conds = append(n.conds, c)
+		switch {
+		case n.shunned:
+			n.quiet[c] = quietShunned
+		case p == fence.Maintenance:
+			n.quiet[c] = quietMaintenance
+		}
 	}
 }
 
@@ -117,13 +136,18 @@ func (r *Report) Event(ev fence.Event) {
 		r.hostWhy[ev.Member] = fmt.Sprintf("%s left %s's view%s and its host did not answer %s's ping", r.names[ev.Member], r.names[ev.Coordinator], left, r.names[ev.Coordinator])
 	case *fence.FailsafeShunned:
 		r.shuns = append(r.shuns, *ev)
+		r.nodes[ev.Node].shunned, r.nodes[ev.Node].shunAt = true, ev.At
+	case *fence.NodeRecovered:
+		r.nodes[ev.Node].shunned = false
+	case *fence.PolicyChanged:
+		r.policy = ev.Policy
 	case *fence.StateChanged:
-		r.nodes[ev.Node].saw(ev.Condition)
+		r.nodes[ev.Node].saw(ev.Condition, r.policy)
 	case *fence.AlarmRaised:
 		n := &r.nodes[ev.Node]
 		n.raised[ev.Condition] = true
 		r.active++
-		n.saw(ev.Condition)
+		n.saw(ev.Condition, r.policy)
 	case *fence.AlarmHealed:
 		n := &r.nodes[ev.Node]
 		r.active--
@@ -320,8 +344,13 @@ func (r *Report) whyNot(n *nodeStory, c statemap.Condition) string {
 		return ""
 	case !n.raised[c] && len(n.fenced) > 0:
 		return fmt.Sprintf("%s came while the node was failed: a failed node raises no new alarm", c)
-	case !n.raised[c]:
+	case !n.raised[c] && n.quiet[c] == quietShunned:
+		return fmt.Sprintf("%s would fail the node (threshold %d), but no alarm was raised: its own manager had shunned it (FAILSAFE-SHUN at %s), and a shunned node raises none",
+			c, rule.Threshold, narrate.Clock(r.tl.Start, n.shunAt))
+	case !n.raised[c] && n.quiet[c] == quietMaintenance:
 		return fmt.Sprintf("%s would fail the node (threshold %d), but no alarm was raised: the cluster was in maintenance", c, rule.Threshold)
+	case !n.raised[c]:
+		return fmt.Sprintf("%s would fail the node (threshold %d), but no alarm was raised", c, rule.Threshold)
 	}
 	return fmt.Sprintf("%s fails after %s, but its alarm reached at most %d before it was reset or the replay ended", c, plural(rule.Threshold, "tick"), n.maxCount[c])
 }

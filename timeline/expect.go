@@ -37,8 +37,9 @@ const (
 	// ExpectLostWrites: "expect lost writes N" (exactly Count) or "expect lost writes at most
 	// N" (AtMost): acknowledged writes lost at failovers. Needs a workload.
 	ExpectLostWrites
-	// ExpectShunned: "expect NODE shunned [after TIME] [by TIME]": Node's own manager shuns its
-	// datasource (FAILSAFE-SHUN) within Window.
+	// ExpectShunned: "expect NODE shunned [after TIME] [by TIME]": Node is shunned within
+	// Window, either way: its own manager shuns its datasource (FAILSAFE-SHUN), or, a master,
+	// it is failed (failed over, with no candidate, or under manual policy).
 	ExpectShunned
 	// ExpectSplitBrain: "expect split-brain at most DURATION", "expect no split-brain" (Max
 	// 0): the split-brain windows, two or more nodes writable at once, last at most Max in all.
