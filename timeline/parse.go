@@ -100,7 +100,15 @@ func (p *parser) statement(w []string) error {
 			return p.errf("a second cluster statement: a timeline describes one cluster; cluster events start with a time, e.g. \"21:40:00 cluster policy maintenance\"")
 		}
 		return p.cluster(w[1:])
-	case "checker", "statemap", "policy", "start", "family", "workload", "replication", "liveness":
+	case "expect":
+		e, err := p.expect(w[1:])
+		if err != nil {
+			return err
+		}
+		p.tl.Expects = append(p.tl.Expects, e)
+		return nil
+	}
+	if isSetting(w[0]) {
 		if p.events {
 			return p.errf("%q must come before the first event", w[0])
 		}
@@ -109,13 +117,6 @@ func (p *parser) statement(w []string) error {
 		}
 		p.settings[w[0]] = p.line
 		return p.setting(w)
-	case "expect":
-		e, err := p.expect(w[1:])
-		if err != nil {
-			return err
-		}
-		p.tl.Expects = append(p.tl.Expects, e)
-		return nil
 	}
 	return p.event(w)
 }
@@ -384,7 +385,7 @@ func (p *parser) event(w []string) error {
 		at = p.last + d
 	} else {
 		if !strings.ContainsAny(w[0], ":") {
-			return p.errf("unknown statement %q: want cluster, checker, statemap, policy, start, family, expect, or an event \"TIME NODE FAULT\"", w[0])
+			return p.errf("unknown statement %q: want cluster, %s, expect, or an event \"TIME NODE FAULT\"", w[0], settingWords())
 		}
 		d, err := p.parseTime(w[0])
 		if err != nil {
@@ -399,7 +400,7 @@ func (p *parser) event(w []string) error {
 		return p.errf("events must not go back in time: %s is before the previous event at %s", w[0], p.clock(p.last))
 	}
 	if len(w) < 3 {
-		return p.errf("event %q: want TIME NODE FAULT [ARG], TIME NODE manager down|up, TIME NODE host down|up, TIME NODE recover, TIME partition A | B, TIME partition heal, TIME cluster policy MODE or TIME cluster end", strings.Join(w, " "))
+		return p.errf("event %q: want %s", strings.Join(w, " "), usages(eventForms))
 	}
 	ev := Event{At: at, Line: p.line, Node: -1}
 	target, rest := w[1], w[2:]
