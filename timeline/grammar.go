@@ -1,6 +1,11 @@
 package timeline
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/failsim/failsim/fault"
+	"github.com/failsim/failsim/statemap"
+)
 
 // form is one shape of statement the parser accepts: how its errors write it, and a line that
 // parses (in a timeline of db1:master db2:replica w1:witness with a workload). grammar_test.go
@@ -93,4 +98,49 @@ func usages(forms []form) string {
 		b.WriteString(`"` + f.usage + `"`)
 	}
 	return b.String()
+}
+
+// nodeEventForms are the event forms of a node other than a fault, written for node name:
+// "db1 manager down|up", ...
+func nodeEventForms(name string) []form {
+	var out []form
+	for _, f := range eventForms {
+		if rest, ok := strings.CutPrefix(f.usage, "TIME NODE "); ok && !strings.HasPrefix(rest, "FAULT") {
+			out = append(out, form{usage: name + " " + rest})
+		}
+	}
+	return out
+}
+
+// faultNames lists the faults a timeline names: "heal, refuse, ...".
+func faultNames() string {
+	names := make([]string, 0, len(fault.Kinds()))
+	for _, k := range fault.Kinds() {
+		names = append(names, k.String())
+	}
+	return strings.Join(names, ", ")
+}
+
+// nodeEventHint is what follows an unknown word after NODE: " (did you mean NAME?)" for the
+// nearest fault or node event word by statemap's rule, else nothing.
+func nodeEventHint(word string) string {
+	words := strings.Split(faultNames(), ", ")
+	for _, f := range nodeEventForms("NODE") {
+		w, _, _ := strings.Cut(strings.TrimPrefix(f.usage, "NODE "), " ")
+		words = append(words, w)
+	}
+	return didYouMean(word, words)
+}
+
+// statementHint is what follows an unknown statement: " (did you mean NAME?)" for the nearest
+// statement word, else nothing.
+func statementHint(word string) string {
+	return didYouMean(word, append([]string{"cluster", "expect"}, strings.Split(settingWords(), ", ")...))
+}
+
+func didYouMean(word string, words []string) string {
+	if n, ok := statemap.NearestName(word, words); ok {
+		return " (did you mean " + n + "?)"
+	}
+	return ""
 }

@@ -385,7 +385,7 @@ func (p *parser) event(w []string) error {
 		at = p.last + d
 	} else {
 		if !strings.ContainsAny(w[0], ":") {
-			return p.errf("unknown statement %q: want cluster, %s, expect, or an event \"TIME NODE FAULT\"", w[0], settingWords())
+			return p.errf("unknown statement %q%s: want cluster, %s, expect, or an event \"TIME NODE FAULT\"", w[0], statementHint(w[0]), settingWords())
 		}
 		d, err := p.parseTime(w[0])
 		if err != nil {
@@ -479,6 +479,9 @@ func (p *parser) event(w []string) error {
 		case replEventWords[rest[0]]:
 			return p.replEvent(at, i, target, rest)
 		default:
+			if _, ok := fault.ParseKind(rest[0]); !ok {
+				return p.errf("unknown fault %q%s: want one of %s, or %s", rest[0], nodeEventHint(rest[0]), faultNames(), usages(nodeEventForms(target)))
+			}
 			f, err := fault.Parse(rest)
 			if err != nil {
 				return p.errf("%v", err)
