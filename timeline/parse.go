@@ -254,6 +254,9 @@ func (p *parser) partition(w []string) ([]int, error) {
 	if inGroup == 0 {
 		return nil, p.errf("partition: an empty group; %s", usage)
 	}
+	if cur == 0 {
+		return nil, p.errf("partition: one group, no \"|\": that cuts nothing; %s", usage)
+	}
 	for m, s := range seg {
 		if s < 0 {
 			return nil, p.errf("partition: %s is in no group: name every member once", p.memberName(m))
@@ -363,7 +366,7 @@ func (p *parser) parseTime(s string) (time.Duration, error) {
 	}
 	d := t.Sub(p.tl.Start)
 	if d < 0 {
-		return 0, p.errf("time %s is before the start %s", s, p.tl.Start.Format("15:04:05"))
+		return 0, p.errf("time %s is before the start %s%s", s, p.tl.Start.Format("15:04:05"), p.midnightHint(s, 0))
 	}
 	// Sub saturates: a difference a Duration cannot hold comes back as the largest one.
 	if d > MaxSpan || !p.tl.Start.Add(d).Equal(t) {
@@ -397,7 +400,7 @@ func (p *parser) event(w []string) error {
 		return p.errf("event after \"cluster end\"")
 	}
 	if at < p.last {
-		return p.errf("events must not go back in time: %s is before the previous event at %s", w[0], p.clock(p.last))
+		return p.errf("events must not go back in time: %s is before the previous event at %s%s", w[0], p.clock(p.last), p.midnightHint(w[0], p.last))
 	}
 	if len(w) < 3 {
 		return p.errf("event %q: want %s", strings.Join(w, " "), usages(eventForms))
