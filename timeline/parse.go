@@ -49,6 +49,8 @@ func (p *parser) errf(format string, args ...any) error {
 
 func (p *parser) parse(data []byte) error {
 	p.settings = map[string]int{}
+	// A leading byte order mark says only "UTF-8", which a timeline is anyway: skip it.
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	for sc.Scan() {

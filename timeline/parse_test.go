@@ -348,3 +348,22 @@ func TestGroupErrors(t *testing.T) {
 		}
 	}
 }
+
+// A leading UTF-8 byte order mark, which some editors write, is skipped: the first statement
+// is still "cluster", and lines count as before.
+func TestByteOrderMark(t *testing.T) {
+	const bom = "\ufeff"
+	tl, err := timeline.Parse("t.timeline", []byte(bom+"cluster db1:master db2:replica\n00:00:10 db1 freeze\n"))
+	if err != nil || len(tl.Events) != 1 {
+		t.Fatalf("with a BOM: %+v, %v", tl, err)
+	}
+	_, err = timeline.Parse("t.timeline", []byte(bom+"cluster db1:master\n00:00:10 db1 melt\n"))
+	if err == nil || !strings.HasPrefix(err.Error(), "t.timeline:2: unknown fault \"melt\"") {
+		t.Errorf("with a BOM: %v, want the error at line 2", err)
+	}
+	// Only a leading one: elsewhere it is a character like any other.
+	_, err = timeline.Parse("t.timeline", []byte("cluster db1:master\n"+bom+"00:00:10 db1 freeze\n"))
+	if err == nil || !strings.HasPrefix(err.Error(), "t.timeline:2: ") {
+		t.Errorf("a BOM on line 2: %v, want an error at line 2", err)
+	}
+}
