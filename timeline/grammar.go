@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/failsim/failsim/fault"
@@ -64,24 +65,22 @@ var expectForms = []form{
 	{"expect lost writes at most N", "expect lost writes at most 10"},
 }
 
-// isSetting reports whether word starts a setting statement.
-func isSetting(word string) bool {
-	for _, f := range settingForms {
-		if first, _, _ := strings.Cut(f.usage, " "); first == word {
-			return true
-		}
-	}
-	return false
-}
+// settingNames are the settings' first words, in the forms' order.
+var settingNames = firstWords(settingForms)
 
-// settingWords lists the settings' first words: "checker, statemap, ...".
-func settingWords() string {
-	words := make([]string, len(settingForms))
-	for i, f := range settingForms {
+func firstWords(forms []form) []string {
+	words := make([]string, len(forms))
+	for i, f := range forms {
 		words[i], _, _ = strings.Cut(f.usage, " ")
 	}
-	return strings.Join(words, ", ")
+	return words
 }
+
+// isSetting reports whether word starts a setting statement.
+func isSetting(word string) bool { return slices.Contains(settingNames, word) }
+
+// settingWords lists the settings' first words: "checker, statemap, ...".
+func settingWords() string { return strings.Join(settingNames, ", ") }
 
 // usages writes forms as an error's "want" does: each quoted, joined with commas and a final
 // "or".
@@ -135,7 +134,7 @@ func nodeEventHint(word string) string {
 // statementHint is what follows an unknown statement: " (did you mean NAME?)" for the nearest
 // statement word, else nothing.
 func statementHint(word string) string {
-	return didYouMean(word, append([]string{"cluster", "expect"}, strings.Split(settingWords(), ", ")...))
+	return didYouMean(word, append([]string{"cluster", "expect"}, settingNames...))
 }
 
 func didYouMean(word string, words []string) string {
