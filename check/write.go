@@ -71,7 +71,8 @@ func Timeline(tl *timeline.Timeline, header []string, smPath string, props ...pr
 		case timeline.HostUp:
 			fmt.Fprintf(&b, "%s %s host up\n", at, names[ev.Node])
 		case timeline.Partition:
-			if ev.Segments == nil {
+			if oneNetwork(ev.Segments) {
+				// The parser refuses a partition that cuts nothing; it decides as a heal.
 				fmt.Fprintf(&b, "%s partition heal\n", at)
 			} else {
 				fmt.Fprintf(&b, "%s partition %s\n", at, narrate.Segments(names, ev.Segments))
@@ -90,4 +91,15 @@ func Timeline(tl *timeline.Timeline, header []string, smPath string, props ...pr
 		fmt.Fprintf(&b, "expect property %s\n", p)
 	}
 	return b.Bytes()
+}
+
+// oneNetwork reports whether a partition's segments leave every member on one: nil (a heal),
+// or a split the generator or the shrinker left separating no one.
+func oneNetwork(segments []int) bool {
+	for _, s := range segments {
+		if s != segments[0] {
+			return false
+		}
+	}
+	return true
 }

@@ -50,7 +50,7 @@ type Conflict struct {
 	Lost Member // what the overwritten side's copy said
 }
 
-// Merge joins the copies of sides whose views merge (issue 10's rule): the merged group adopts
+// Merge joins the copies of sides whose views merge (failsim's rule): the merged group adopts
 // the copy of the side that was primary; if several were, or none was, the side holding the
 // first member in cluster order. A member of another side that its own side's copy has shunned
 // by failsafe, and the adopted copy does not have shunned, keeps its shun: only recover undoes one. It returns the adopted side's index, a copy of its cluster,

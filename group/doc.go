@@ -88,23 +88,23 @@
 // timing arithmetic is pure functions (SeenAt, LeavesAt, ShunsAt, SplitAt). Impossible calls
 // (a member out of range, time going backwards, a Net of the wrong length) panic.
 //
-// # Where the sources differ from issue 10
+// # Where the model and the sources differ
 //
-// Issue 10's model, read against ClusterMembershipDigest.java (the newer version, with active
-// witnesses) and Continuent's documentation:
+// failsim's model of the group, read against ClusterMembershipDigest.java (the newer version,
+// with active witnesses) and Continuent's documentation:
 //   - A view with no database member (a witness alone, or witnesses only) is never primary:
-//     the source finds its potential quorum set invalid before it counts anything. Issue 10
-//     does not say so; with one database member and two witnesses, {w1, w2} would otherwise
-//     make up the majority of 1 by the witness rule.
+//     the source finds its potential quorum set invalid before it counts anything. Without
+//     that rule, with one database member and two witnesses, {w1, w2} would make up the
+//     majority of 1 by the witness rule.
 //   - The witness rule is "validated database members plus validated active witnesses reach
-//     the majority", tried only when the database members are exactly one short; issue 10's
-//     "active witnesses make up the difference" says the same.
+//     the majority", tried only when the database members are exactly one short: active
+//     witnesses make up the difference.
 //   - The documentation's multiple-failure procedure (operations-recovery-multiple-failure)
 //     shows the last manager of a cluster that lost two hosts listing every datasource as
-//     SHUNNED(FAILSAFE_SHUN), not only its own; issue 10 (and FailsafeShun) has a manager shun
+//     SHUNNED(FAILSAFE_SHUN), not only its own; the model (FailsafeShun) has a manager shun
 //     its own datasource. The consumer decides which datasources of its side's copy it shuns.
-//   - The documented host check uses policy.liveness.hostPing.fail.threshold=2 pings; issue 10
-//     (and this package) fences on one unanswered ping at the tick the member left the view.
+//   - The documented host check uses policy.liveness.hostPing.fail.threshold=2 pings; the
+//     model fences on one unanswered ping at the tick the member left the view.
 //
 // Rules of this model that no source states (inferred, to be replaced if one does): a manager
 // that starts joins at once (so that a manager coming up changes the coordinator at that

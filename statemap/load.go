@@ -2,7 +2,6 @@ package statemap
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/failsim/failsim/conf"
 	"github.com/failsim/failsim/internal/input"
@@ -50,7 +49,18 @@ func LoadContext(ctx context.Context, path string) (*Map, error) {
 		if ctx.Err() != nil {
 			return nil, err
 		}
-		return nil, fmt.Errorf("statemap: %w", err)
+		return nil, &FileError{Path: path, Err: err}
 	}
 	return FromBytes(path, data)
 }
+
+// FileError is LoadContext's error for an override file it cannot or will not read: a missing
+// file (errors.Is fs.ErrNotExist), a device, one over the cap.
+type FileError struct {
+	Path string
+	Err  error
+}
+
+func (e *FileError) Error() string { return "statemap: " + e.Err.Error() }
+
+func (e *FileError) Unwrap() error { return e.Err }

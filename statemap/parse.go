@@ -45,7 +45,10 @@ func Parse(name string, data []byte) (Rules, error) {
 		}
 		return nil, &fileline.Error{File: name, Err: fmt.Errorf("not a properties file: %w", err)}
 	}
-	lines := keyLines(string(data))
+	lines, dup := keyLines(string(data))
+	if dup.key != "" {
+		return nil, &fileline.Error{File: name, Line: dup.second, Err: fmt.Errorf("%s is set twice, at lines %d and %d: set each key once", dup.key, dup.first, dup.second)}
+	}
 
 	type block struct {
 		vals  [numFields]string
@@ -130,11 +133,21 @@ func parseRule(c Condition, vals [numFields]string, lineOf func(field) int, name
 	return r, nil
 }
 
-// keyLines maps each key of a properties text to the 1-based line where it is last set, reading
-// continuation lines as the properties format does. It only locates keys for error messages.
-func keyLines(text string) map[string]int {
+// duplicate is a key a properties text sets twice: the lines of its first two settings.
+type duplicate struct {
+	key           string
+	first, second int
+}
+
+// keyLines maps each key of a properties text to the 1-based line where it is set, reading
+// continuation lines as the properties format does, and returns the first key, in line order,
+// that is set a second time (the format keeps the last setting without a word). It only
+// locates keys for error messages and finds the keys set twice.
+func keyLines(text string) (map[string]int, duplicate) {
 	out := map[string]int{}
-	lines := strings.Split(text, "\n")
+	var dup duplicate
+	// The properties reader skips a leading byte order mark: so does this.
+	lines := strings.Split(strings.TrimPrefix(text, "\ufeff"), "\n")
 	cont := false
 	for i, raw := range lines {
 		line := strings.TrimRight(raw, "\r")
@@ -161,9 +174,13 @@ func keyLines(text string) map[string]int {
 			}
 			key.WriteByte(ch)
 		}
-		out[key.String()] = i + 1
+		k := key.String()
+		if first, ok := out[k]; ok && dup.key == "" {
+			dup = duplicate{key: k, first: first, second: i + 1}
+		}
+		out[k] = i + 1
 	}
-	return out
+	return out, dup
 }
 
 // continues reports whether a properties line ends in an odd number of backslashes.

@@ -163,9 +163,13 @@ func ParseCondition(s string) (Condition, bool) {
 // Nearest returns the known condition name closest to s, for "did you mean": within a quarter
 // of its length in edits (at least one), or s a prefix of it (three bytes or more). ok is false
 // when no name is that close: a suggestion for nonsense helps nobody.
-func Nearest(s string) (name string, ok bool) {
+func Nearest(s string) (name string, ok bool) { return NearestName(s, conditionNames[:]) }
+
+// NearestName returns the name of names closest to s by Nearest's rule: failsim's one rule for
+// "did you mean" over any list of words (a timeline's faults and statements too).
+func NearestName(s string, names []string) (name string, ok bool) {
 	bestD := -1
-	for _, n := range conditionNames {
+	for _, n := range names {
 		if len(s) > 2 && strings.HasPrefix(n, s) {
 			return n, true
 		}

@@ -79,6 +79,11 @@ func TestParseErrors(t *testing.T) {
 		{"threshold=1\n", "f.properties:1: key \"threshold\": want CONDITION.state, CONDITION.threshold or CONDITION.action"},
 		{"ok.state=stopped\nok.threshold=0\nok.action=fail\n", "f.properties:1: ok.state: ok always shows online"},
 		{"x=\\u12\n", "f.properties:1: not a properties line:"},
+		// A key set twice is refused at its second line, naming the first: the properties
+		// format keeps the last silently, and which one the author meant is theirs to say.
+		{"# c\nmysql_error.state=suspect\nmysql_error.threshold=1\nmysql_error.action=fail\nmysql_error.threshold=3\n", "f.properties:5: mysql_error.threshold is set twice, at lines 3 and 5: set each key once"},
+		{"mysql_error.state=suspect\nmysql_error.state : suspect\nmysql_error.state=online\n", "f.properties:2: mysql_error.state is set twice, at lines 1 and 2"},
+		{"mysql_error.action=fail\nmysql_error.state=suspect\n  mysql_error.threshold=\\\n  1\nmysql_error.threshold 2\n", "f.properties:5: mysql_error.threshold is set twice, at lines 3 and 5"},
 	} {
 		_, err := Parse("f.properties", []byte(c.in))
 		var pe *fileline.Error
@@ -170,5 +175,14 @@ func TestNearest(t *testing.T) {
 		if n, ok := Nearest(s); ok {
 			t.Errorf("Nearest(%q) = %q: want no suggestion", s, n)
 		}
+	}
+}
+
+// A leading UTF-8 byte order mark is skipped, as the properties reader does: the first key is
+// read, and lines count as before.
+func TestByteOrderMark(t *testing.T) {
+	r, err := Parse("f.properties", []byte("\ufeffmysql_error.state=suspect\nmysql_error.threshold=2\nmysql_error.action=fail\n"))
+	if err != nil || r[MySQLError].Threshold != 2 || r[MySQLError].Source != "f.properties:1" {
+		t.Fatalf("%v %+v", err, r)
 	}
 }

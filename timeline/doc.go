@@ -1,7 +1,7 @@
 // Package timeline is failsim's incident format: a cluster, its checker's settings, timed
 // events and expectations, one statement a line, as README.md's "The timeline format"
 // describes it. Parse reads one into a Timeline; LoadFile and LoadContext read one from a file
-// or standard input with its effective statemap.
+// or standard input with its effective statemap, ReadContext without it.
 //
 // A Timeline is data. Its events are the driver's script as they are (drive.Action), with the
 // line that states each; its expectations are specs (Expect: a kind and its arguments), never
@@ -9,6 +9,8 @@
 // verdicts: package expect makes fresh observers of them for each replay. Node names are
 // resolved to indices in cluster order when the file is read, so a replay looks nothing up.
 //
-// Every error names the file and the line, as a *fileline.Error, and says what was expected.
-// Times in errors read as the event log writes them (package narrate).
+// Every error names the file and the line, as a *fileline.Error, and says what was expected:
+// the "want" lists come from one table of the statements' forms (grammar.go), and a misspelled
+// statement, fault or node event gets statemap.NearestName's "did you mean". Times in errors
+// read as the event log writes them (package narrate).
 package timeline

@@ -29,24 +29,7 @@ func LoadFile(path, statemapPath string) (*Timeline, *statemap.Map, error) {
 // file failsim cannot or will not read is an error at the statement's line. LoadContext
 // returns ctx's cause if ctx is done before the inputs are read.
 func LoadContext(ctx context.Context, path string, stdin io.Reader, statemapPath string) (*Timeline, *statemap.Map, error) {
-	var (
-		name = path
-		data []byte
-		err  error
-	)
-	if path == "-" {
-		name = StdinName
-		if stdin == nil {
-			return nil, nil, errors.New("timeline \"-\": no standard input to read")
-		}
-		data, err = input.Read(ctx, name, stdin, "timeline", input.TimelineMax)
-	} else {
-		data, err = input.ReadFile(ctx, path, "timeline", input.TimelineMax)
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	tl, err := parseContext(ctx, name, data)
+	tl, err := ReadContext(ctx, path, stdin)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -57,7 +40,7 @@ func LoadContext(ctx context.Context, path string, stdin io.Reader, statemapPath
 		}
 		return tl, sm, nil
 	}
-	data, err = input.ReadFile(ctx, tl.Statemap, "statemap", input.StatemapMax)
+	data, err := input.ReadFile(ctx, tl.Statemap, "statemap", input.StatemapMax)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, nil, err
@@ -73,6 +56,30 @@ func LoadContext(ctx context.Context, path string, stdin io.Reader, statemapPath
 		return nil, nil, err
 	}
 	return tl, sm, nil
+}
+
+// ReadContext reads the timeline at path as LoadContext does ("-" for stdin), without its
+// statemap: a caller that has the statemap it wants (the shipped defaults for --statemap ”)
+// reads no statement's file.
+func ReadContext(ctx context.Context, path string, stdin io.Reader) (*Timeline, error) {
+	var (
+		name = path
+		data []byte
+		err  error
+	)
+	if path == "-" {
+		name = StdinName
+		if stdin == nil {
+			return nil, errors.New("timeline \"-\": no standard input to read")
+		}
+		data, err = input.Read(ctx, name, stdin, "timeline", input.TimelineMax)
+	} else {
+		data, err = input.ReadFile(ctx, path, "timeline", input.TimelineMax)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return parseContext(ctx, name, data)
 }
 
 // parseContext parses a timeline, returning ctx's cause at once if ctx is done first: a

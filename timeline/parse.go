@@ -49,6 +49,8 @@ func (p *parser) errf(format string, args ...any) error {
 
 func (p *parser) parse(data []byte) error {
 	p.settings = map[string]int{}
+	// A leading byte order mark says only "UTF-8", which a timeline is anyway: skip it.
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	for sc.Scan() {
@@ -100,7 +102,15 @@ func (p *parser) statement(w []string) error {
 			return p.errf("a second cluster statement: a timeline describes one cluster; cluster events start with a time, e.g. \"21:40:00 cluster policy maintenance\"")
 		}
 		return p.cluster(w[1:])
-	case "checker", "statemap", "policy", "start", "family", "workload", "replication", "liveness":
+	case "expect":
+		e, err := p.expect(w[1:])
+		if err != nil {
+			return err
+		}
+		p.tl.Expects = append(p.tl.Expects, e)
+		return nil
+	}
+	if isSetting(w[0]) {
 		if p.events {
 			return p.errf("%q must come before the first event", w[0])
 		}
@@ -109,13 +119,6 @@ func (p *parser) statement(w []string) error {
 		}
 		p.settings[w[0]] = p.line
 		return p.setting(w)
-	case "expect":
-		e, err := p.expect(w[1:])
-		if err != nil {
-			return err
-		}
-		p.tl.Expects = append(p.tl.Expects, e)
-		return nil
 	}
 	return p.event(w)
 }
@@ -253,6 +256,9 @@ func (p *parser) partition(w []string) ([]int, error) {
 	if inGroup == 0 {
 		return nil, p.errf("partition: an empty group; %s", usage)
 	}
+	if cur == 0 {
+		return nil, p.errf("partition: one group, no \"|\": that cuts nothing; %s", usage)
+	}
 	for m, s := range seg {
 		if s < 0 {
 			return nil, p.errf("partition: %s is in no group: name every member once", p.memberName(m))
@@ -362,7 +368,7 @@ func (p *parser) parseTime(s string) (time.Duration, error) {
 	}
 	d := t.Sub(p.tl.Start)
 	if d < 0 {
-		return 0, p.errf("time %s is before the start %s", s, p.tl.Start.Format("15:04:05"))
+		return 0, p.errf("time %s is before the start %s%s", s, p.tl.Start.Format("15:04:05"), p.midnightHint(s, 0))
 	}
 	// Sub saturates: a difference a Duration cannot hold comes back as the largest one.
 	if d > MaxSpan || !p.tl.Start.Add(d).Equal(t) {
@@ -384,7 +390,7 @@ func (p *parser) event(w []string) error {
 		at = p.last + d
 	} else {
 		if !strings.ContainsAny(w[0], ":") {
-			return p.errf("unknown statement %q: want cluster, checker, statemap, policy, start, family, expect, or an event \"TIME NODE FAULT\"", w[0])
+			return p.errf("unknown statement %q%s: want cluster, %s, expect, or an event \"TIME NODE FAULT\"", w[0], statementHint(w[0]), settingWords())
 		}
 		d, err := p.parseTime(w[0])
 		if err != nil {
@@ -396,10 +402,10 @@ func (p *parser) event(w []string) error {
 		return p.errf("event after \"cluster end\"")
 	}
 	if at < p.last {
-		return p.errf("events must not go back in time: %s is before the previous event at %s", w[0], p.clock(p.last))
+		return p.errf("events must not go back in time: %s is before the previous event at %s%s", w[0], p.clock(p.last), p.midnightHint(w[0], p.last))
 	}
 	if len(w) < 3 {
-		return p.errf("event %q: want TIME NODE FAULT [ARG], TIME NODE manager down|up, TIME NODE host down|up, TIME NODE recover, TIME partition A | B, TIME partition heal, TIME cluster policy MODE or TIME cluster end", strings.Join(w, " "))
+		return p.errf("event %q: want %s", strings.Join(w, " "), usages(eventForms))
 	}
 	ev := Event{At: at, Line: p.line, Node: -1}
 	target, rest := w[1], w[2:]
@@ -478,6 +484,9 @@ func (p *parser) event(w []string) error {
 		case replEventWords[rest[0]]:
 			return p.replEvent(at, i, target, rest)
 		default:
+			if _, ok := fault.ParseKind(rest[0]); !ok {
+				return p.errf("unknown fault %q%s: want one of %s, or %s", rest[0], nodeEventHint(rest[0]), faultNames(), usages(nodeEventForms(target)))
+			}
 			f, err := fault.Parse(rest)
 			if err != nil {
 				return p.errf("%v", err)

@@ -12,7 +12,7 @@ import (
 // expect parses the words of an expect statement after "expect".
 func (p *parser) expect(w []string) (Expect, error) {
 	x := Expect{Line: p.line, Text: "expect " + strings.Join(w, " "), Node: -1, To: -1}
-	usage := "want \"expect no failover\", \"expect failover [of NODE] [to NODE] [after TIME] [by TIME]\", \"expect no master [after TIME] [by TIME]\", \"expect NODE failed [after TIME] [by TIME]\", \"expect NODE shunned [after TIME] [by TIME]\", \"expect NODE never failed\", \"expect NODE STATE|ROLE at TIME\", \"expect split-brain at most DURATION\", \"expect no split-brain\", \"expect primary MEMBER... at TIME\" or \"expect no primary at TIME\""
+	usage := "want " + usages(expectForms)
 	if len(w) == 0 {
 		return Expect{}, p.errf("expect what? %s", usage)
 	}

@@ -148,11 +148,15 @@ func TestTimelineErrors(t *testing.T) {
 		{c2 + "start noon\n", "t.timeline:2: start \"noon\": want HH:MM:SS or an RFC 3339 time such as 2024-05-01T21:00:00Z"},
 		{c2 + "policy manual\npolicy automatic\n", "t.timeline:3: \"policy\" is already set at line 2"},
 		{c2 + "00:00:01 db1 freeze\npolicy manual\n", "t.timeline:3: \"policy\" must come before the first event"},
-		{c2 + "freeze db1\n", "t.timeline:2: unknown statement \"freeze\": want cluster, checker, statemap, policy, start, family, expect, or an event \"TIME NODE FAULT\""},
+		{c2 + "freeze db1\n", "t.timeline:2: unknown statement \"freeze\": want cluster, checker, statemap, policy, start, family, workload, replication, liveness, expect, or an event \"TIME NODE FAULT\""},
 		{c2 + "25:00:00 db1 freeze\n", "t.timeline:2: time \"25:00:00\": want HH:MM:SS, +DURATION or an RFC 3339 time"},
 		{c2 + "start 10:00:00\n09:00:00 db1 freeze\n", "t.timeline:3: time 09:00:00 is before the start 10:00:00"},
 		{c2 + "+ten db1 freeze\n", "t.timeline:2: \"+ten\": want +DURATION such as +10m or +90s"},
 		{c2 + "00:02:00 db1 freeze\n00:01:00 db1 heal\n", "t.timeline:3: events must not go back in time: 00:01:00 is before the previous event at 00:02:00"},
+		// HH:MM:SS is on the start's day: past midnight, the hint writes the next day's time.
+		{c2 + "23:59:00 db1 freeze\n00:01:00 db1 heal\n", "t.timeline:3: events must not go back in time: 00:01:00 is before the previous event at 23:59:00; HH:MM:SS is on the start's day: after midnight write a full RFC 3339 time, 1970-01-02T00:01:00Z, or +2m0s after the previous event"},
+		{c2 + "start 2024-05-01T23:50:00Z\n23:59:00 db1 freeze\nexpect db1 failed by 00:05:00\n", "t.timeline:4: time 00:05:00 is before the start 23:50:00; HH:MM:SS is on the start's day: after midnight write a full RFC 3339 time, 2024-05-02T00:05:00Z"},
+		{c2 + "start 2024-05-01T23:50:00+02:00\n00:10:00 db1 freeze\n", "t.timeline:3: time 00:10:00 is before the start 23:50:00; HH:MM:SS is on the start's day: after midnight write a full RFC 3339 time, 2024-05-02T00:10:00+02:00"},
 		{c2 + "checker interval=25h\n", "t.timeline:2: checker interval: 25h is longer than 24h0m0s"},
 		{c2 + "family\n", "t.timeline:2: family takes the failsim check family the trace was generated in: benign, fatal, mixed or partition"},
 		{c2 + "family kind\n", "t.timeline:2: family takes the failsim check family the trace was generated in: benign, fatal, mixed or partition"},
@@ -164,9 +168,17 @@ func TestTimelineErrors(t *testing.T) {
 		{c2 + "+2542087h45m db1 freeze\n", "t.timeline:2: the replay would end 10m0s after this last event, past the 290 years a timeline may span from its start: end the timeline with \"cluster end\""},
 		{c2 + "expect no master soon\n", "t.timeline:2: no master: want \"expect no master [after TIME] [by TIME]\""},
 		{c2 + "expect no master after 00:05:00 by 00:04:00\n", "t.timeline:2: \"by\" 00:04:00 is before \"after\""},
-		{c2 + "00:02:00 db1\n", "t.timeline:2: event \"00:02:00 db1\": want TIME NODE FAULT [ARG]"},
+		{c2 + "00:02:00 db1\n", "t.timeline:2: event \"00:02:00 db1\": want \"TIME NODE FAULT [ARG]\", \"TIME NODE manager down|up\""},
 		{c2 + "00:02:00 db9 freeze\n", "t.timeline:2: unknown node \"db9\": the cluster has db1, db2"},
 		{c2 + "00:02:00 db1 melt\n", "t.timeline:2: unknown fault \"melt\": want one of heal, refuse"},
+		{c2 + "00:02:00 db1 melt\n", "t.timeline:2: unknown fault \"melt\": want one of heal, refuse, reset, close, freeze, blackhole, stall, slow, delay, error, unreachable, hostdown, probe, or \"db1 manager down|up\", \"db1 host down|up\", \"db1 recover\", \"db1 lag DURATION\", \"db1 apply-lag DURATION\", \"db1 link freeze|heal\" or \"db1 replicator stop|start\""},
+		{c2 + "00:02:00 db1 freez\n", "t.timeline:2: unknown fault \"freez\" (did you mean freeze?): want one of heal, refuse"},
+		{c2 + "00:02:00 db1 Stall\n", "t.timeline:2: unknown fault \"Stall\" (did you mean stall?)"},
+		{c2 + "00:02:00 db1 blakhole\n", "t.timeline:2: unknown fault \"blakhole\" (did you mean blackhole?)"},
+		{c2 + "00:02:00 db2 manger down\n", "t.timeline:2: unknown fault \"manger\" (did you mean manager?)"},
+		{c2 + "00:02:00 db2 replicatr stop\n", "t.timeline:2: unknown fault \"replicatr\" (did you mean replicator?)"},
+		{c2 + "chcker interval=3s\n", "t.timeline:2: unknown statement \"chcker\" (did you mean checker?): want cluster, checker"},
+		{c2 + "expct no failover\n", "t.timeline:2: unknown statement \"expct\" (did you mean expect?)"},
 		{c2 + "00:02:00 db1 slow\n", "t.timeline:2: slow takes one duration, e.g. \"slow 2s\""},
 		{c2 + "00:02:00 db1 slow fast\n", "t.timeline:2: slow: \"fast\" is not a positive duration such as 2s or 1500ms"},
 		{c2 + "00:02:00 db1 error\n", "t.timeline:2: error takes one MySQL error code, e.g. \"error 1040\""},
@@ -308,6 +320,8 @@ func TestGroupErrors(t *testing.T) {
 		{c + "liveness gap-threshold=2\nliveness gap-threshold=3\n", "t.timeline:3: \"liveness\" is already set at line 2"},
 		{c + "10:00:00 db1 freeze\nliveness gap-threshold=2\n", "t.timeline:3: \"liveness\" must come before the first event"},
 		{c + "10:00:00 partition db1 | db2 db3\n", "t.timeline:2: partition: w1 is in no group: name every member once"},
+		{c + "10:00:00 partition db1 db2 db3 w1\n", "t.timeline:2: partition: one group, no \"|\": that cuts nothing; want \"TIME partition A B | C D\""},
+		{c + "10:00:00 partition db2 w1 db1 db3\n", "t.timeline:2: partition: one group, no \"|\""},
 		{c + "10:00:00 partition db1 | db1 db2 db3 w1\n", "t.timeline:2: partition: db1 is in two groups"},
 		{c + "10:00:00 partition db1 | | db2 db3 w1\n", "t.timeline:2: partition: an empty group"},
 		{c + "10:00:00 partition db1 db2 db3 w1 |\n", "t.timeline:2: partition: an empty group"},
@@ -332,5 +346,24 @@ func TestGroupErrors(t *testing.T) {
 		if err == nil || !errors.As(err, &pe) || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("timeline.Parse(%q):\n got  %v\n want %s", tc.in, err, tc.want)
 		}
+	}
+}
+
+// A leading UTF-8 byte order mark, which some editors write, is skipped: the first statement
+// is still "cluster", and lines count as before.
+func TestByteOrderMark(t *testing.T) {
+	const bom = "\ufeff"
+	tl, err := timeline.Parse("t.timeline", []byte(bom+"cluster db1:master db2:replica\n00:00:10 db1 freeze\n"))
+	if err != nil || len(tl.Events) != 1 {
+		t.Fatalf("with a BOM: %+v, %v", tl, err)
+	}
+	_, err = timeline.Parse("t.timeline", []byte(bom+"cluster db1:master\n00:00:10 db1 melt\n"))
+	if err == nil || !strings.HasPrefix(err.Error(), "t.timeline:2: unknown fault \"melt\"") {
+		t.Errorf("with a BOM: %v, want the error at line 2", err)
+	}
+	// Only a leading one: elsewhere it is a character like any other.
+	_, err = timeline.Parse("t.timeline", []byte("cluster db1:master\n"+bom+"00:00:10 db1 freeze\n"))
+	if err == nil || !strings.HasPrefix(err.Error(), "t.timeline:2: ") {
+		t.Errorf("a BOM on line 2: %v, want an error at line 2", err)
 	}
 }

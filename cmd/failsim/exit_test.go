@@ -22,6 +22,7 @@ func TestExitCodes(t *testing.T) {
 	held := write("held.timeline", "cluster db1:master db2:replica\n00:00:10 db1 refuse\nexpect failover of db1 to db2\n")
 	failed := write("failed.timeline", "cluster db1:master db2:replica\n00:00:10 db1 stall\nexpect failover of db1\n")
 	bad := write("bad.timeline", "cluster db1:master db2:replica\n00:00:10 db1 melt\n")
+	twice := write("twice.properties", "mysql_error.state=suspect\nmysql_error.threshold=1\nmysql_error.action=fail\nmysql_error.threshold=2\n")
 	for _, c := range []struct {
 		args []string
 		want int
@@ -32,6 +33,8 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"replay"}, 2},
 		{[]string{"nonsense"}, 2},
 		{[]string{"statemap", "--statemap", bad}, 2},
+		{[]string{"statemap", "--statemap", twice}, 2},
+		{[]string{"replay", "--statemap", twice, held}, 2},
 		{[]string{"check", "--traces", "0"}, 2},
 		{[]string{"check", "--family", "benign", "--traces", "50"}, 0},
 		{[]string{"check", "--family", "benign", "--traces", "50", "--statemap", "../../conf/examples/aggressive.properties", "--out", dir}, 1},

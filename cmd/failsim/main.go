@@ -78,7 +78,12 @@ func (e *exitError) Error() string {
 func (e *exitError) Unwrap() error { return e.err }
 
 // usageErr marks bad input or usage: exit code 2.
-func usageErr(err error, hint string) error { return &exitError{code: 2, err: err, hint: hint} }
+func usageErr(err error, hint string) error {
+	if hint == "" {
+		hint = inputHint(err)
+	}
+	return &exitError{code: 2, err: err, hint: hint}
+}
 
 // failedErr marks a checked expectation or property that failed: exit code 1. The command has
 // already printed what failed, so nothing more is said.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/failsim/failsim/monitor"
 	"github.com/failsim/failsim/sim"
+	"github.com/failsim/failsim/statemap"
 	"github.com/failsim/failsim/timeline"
 )
 
@@ -63,7 +64,7 @@ replication user). It prints the client's view, simulated against live, beside t
 			return m.runReplay(c.Context(), c, &o, args[0])
 		},
 	}
-	statemapVar(c, &o.statemap, "statemap override `FILE` (wins over the timeline's statemap statement)")
+	statemapVar(c, &o.statemap, "statemap override `FILE` (wins over the timeline's statemap statement; '' for the shipped defaults alone)")
 	formatVar(c, &o.format)
 	logLevelVar(c, &o.logLevel)
 	f := c.Flags()
@@ -100,7 +101,7 @@ func (m *Main) runReplay(ctx context.Context, c *cobra.Command, o *replayFlags, 
 		}
 	}
 	log.Debug().Str("timeline", path).Msg("reading")
-	tl, sm, err := timeline.LoadContext(ctx, path, m.Stdin, o.statemap)
+	tl, sm, err := m.loadTimeline(ctx, path, o.statemap, c.Flags().Changed("statemap"))
 	if err != nil {
 		if ctx.Err() != nil {
 			return interrupted(ctx, "replay")
@@ -152,4 +153,19 @@ func liveHint(c *cobra.Command) string {
 		words = append(words, "--speed "+f.Value.String())
 	}
 	return strings.Join(append(words, "FILE"), " ")
+}
+
+// loadTimeline reads the timeline at path and its effective statemap: --statemap's file
+// (smFlag; set says the flag was given); with an empty --statemap the shipped defaults alone,
+// the timeline's statemap statement unread, as an empty name means in statemap diff; without
+// --statemap the statement's file, or the defaults.
+func (m *Main) loadTimeline(ctx context.Context, path, smFlag string, set bool) (*timeline.Timeline, *statemap.Map, error) {
+	if set && smFlag == "" {
+		tl, err := timeline.ReadContext(ctx, path, m.Stdin)
+		if err != nil {
+			return nil, nil, err
+		}
+		return tl, statemap.Default(), nil
+	}
+	return timeline.LoadContext(ctx, path, m.Stdin, smFlag)
 }

@@ -25,6 +25,7 @@ import (
 // reportFlags are failsim report's flags.
 type reportFlags struct {
 	statemap, out, format, logLevel string
+	statemapSet                     bool // --statemap was given: '' is the defaults alone
 }
 
 func (m *Main) reportCmd() *cobra.Command {
@@ -54,9 +55,12 @@ for bad input.`,
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			return []cobra.Completion{"timeline"}, cobra.ShellCompDirectiveFilterFileExt
 		},
-		RunE: func(c *cobra.Command, args []string) error { return m.runReport(c.Context(), &o, args[0]) },
+		RunE: func(c *cobra.Command, args []string) error {
+			o.statemapSet = c.Flags().Changed("statemap")
+			return m.runReport(c.Context(), &o, args[0])
+		},
 	}
-	statemapVar(c, &o.statemap, "statemap override `FILE` (wins over the timeline's statemap statement)")
+	statemapVar(c, &o.statemap, "statemap override `FILE` (wins over the timeline's statemap statement; '' for the shipped defaults alone)")
 	f := c.Flags()
 	f.StringVarP(&o.out, "output", "o", "", "write the report to `FILE` (default: the timeline's name with .html or .svg; - for standard output)")
 	f.StringVar(&o.format, "format", "html", "what to write: `html|svg`, the page or the chart alone")
@@ -80,7 +84,7 @@ func (m *Main) runReport(ctx context.Context, o *reportFlags, path string) error
 			out = strings.TrimSuffix(path, filepath.Ext(path)) + "." + o.format
 		}
 	}
-	tl, sm, err := timeline.LoadContext(ctx, path, m.Stdin, o.statemap)
+	tl, sm, err := m.loadTimeline(ctx, path, o.statemap, o.statemapSet)
 	if err != nil {
 		if ctx.Err() != nil {
 			return reportInterrupted(ctx)
