@@ -16,7 +16,7 @@ import (
 // position, its lag, or why it was no candidate). All of it is read off the events the replay
 // tells its observers.
 type replTrack struct {
-	on       bool              // the timeline says something of replication: the lanes have the row
+	on       bool               // the timeline says something of replication: the lanes have the row
 	streams  [][]change[stream] // per node
 	rankings []ranking
 }
