@@ -37,6 +37,9 @@ type copyView struct {
 // groupInstant keeps each side's copy of the cluster state as it stands after the instant.
 func (r *Recorder) groupInstant(at time.Duration, e *fence.Engine) {
 	g := &r.group
+	if !g.on {
+		return // no partition, host event or witness yet: one copy, nothing to draw
+	}
 	var order []int
 	members := map[int][]string{}
 	master := map[int]int{}
