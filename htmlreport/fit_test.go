@@ -61,8 +61,8 @@ start 21:00:00
 // TestFitsWindow opens reports at three window widths: the chart is as wide as the window, no
 // wider (nothing off screen), the last failover's mark inside it, every text of the chart
 // inside the chart, and the labels of one row (failovers, the writes, each node's ranking)
-// apart. It writes screenshots of lagging-replica at each width to the test's temporary
-// directory, or to $FAILSIM_SHOTS when set.
+// apart. It writes screenshots of each page at each width to the test's temporary directory,
+// or to $FAILSIM_SHOTS when set.
 func TestFitsWindow(t *testing.T) {
 	bctx := newBrowser(t)
 	short, err := timeline.Parse("counterexample.timeline", []byte(endsAtFailover))
@@ -70,6 +70,7 @@ func TestFitsWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	lagging, lm := load(t, "../testdata/incidents/lagging-replica.timeline")
+	split, sm := load(t, "../testdata/incidents/partition-master-workload.timeline")
 	cases := []struct {
 		name string
 		tl   *timeline.Timeline
@@ -77,6 +78,7 @@ func TestFitsWindow(t *testing.T) {
 	}{
 		{"counterexample", short, statemap.Default()},
 		{"lagging-replica", lagging, lm},
+		{"partition-master-workload", split, sm},
 	}
 	shots := os.Getenv("FAILSIM_SHOTS")
 	if shots == "" {

@@ -26,6 +26,7 @@ type stream struct {
 	Lag, ApplyLag time.Duration
 	Frozen        bool // NODE link freeze
 	Cut           bool // a partition cuts it from its source
+	CutFrom       int  // that source, while Cut
 	Stopped       bool // NODE replicator stop
 }
 
@@ -73,10 +74,23 @@ func (r *Recorder) replEvent(ev fence.Event, desc func() string) {
 	case repl.StreamCut:
 		if ev.Node < len(t.streams) {
 			s := t.streams[ev.Node][len(t.streams[ev.Node])-1].V
-			s.Cut = ev.Cut
+			s.Cut, s.CutFrom = ev.Cut, 0
+			if ev.Cut {
+				s.CutFrom = ev.Source
+			}
 			t.streams[ev.Node] = set(t.streams[ev.Node], ev.At, s, desc())
 		}
 	case repl.Promoted:
+		// The promoted node has no source now, and a replica cut from the master it replaces
+		// is repointed to it, which it reaches: neither is cut any more (the replay tells no
+		// StreamCut for that: the promotion says it).
+		for n := range t.streams {
+			s := t.streams[n][len(t.streams[n])-1].V
+			if s.Cut && (n == ev.Node || s.CutFrom == ev.From) {
+				s.Cut, s.CutFrom = false, 0
+				t.streams[n] = set(t.streams[n], ev.At, s, desc())
+			}
+		}
 		if len(ev.Ranking) > 0 {
 			t.rankings = append(t.rankings, ranking{At: ev.At, Promoted: ev.Node, Standings: repl.Rank(ev.Ranking), Title: desc()})
 		}
