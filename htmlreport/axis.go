@@ -78,7 +78,7 @@ func (c *chart) axis() {
 	c.b.WriteString(`<g id="ticks">`)
 	for _, t := range ticks(base, 0, c.span, step) {
 		x := c.x(t)
-		fmt.Fprintf(&c.b, `<line x1="%.1f" x2="%.1f" y1="%d" y2="%d" class="gl"/><text x="%.1f" y="%d" text-anchor="middle" class="tl">%s</text>`,
+		fmt.Fprintf(c.b, `<line x1="%.1f" x2="%.1f" y1="%d" y2="%d" class="gl"/><text x="%.1f" y="%d" text-anchor="middle" class="tl">%s</text>`,
 			x, x, plotY, plotY+c.plotH, x, plotY-7, tickLabel(base+int64(t/time.Second), step, c.span))
 	}
 	c.b.WriteString("</g>\n")

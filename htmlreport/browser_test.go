@@ -161,11 +161,11 @@ type facts struct {
 }
 
 const factsJS = `(() => {
-const svg = document.getElementById("chart"), plot = document.getElementById("plot"), s = svg.getBoundingClientRect();
+const svg = document.getElementById("chart"), plot = document.getElementById("plot"), s = svg.getBoundingClientRect(), k = s.width / svg.viewBox.baseVal.width;
 const lanes = [...document.querySelectorAll("g.lane")];
 return JSON.stringify({
   lanes: lanes.map(g => g.dataset.node), laneTops: lanes.map(g => g.getBoundingClientRect().top),
-  left: s.left + +svg.dataset.plotx, width: +svg.dataset.plotw, span: +svg.dataset.span, viewBox: plot.getAttribute("viewBox"),
+  left: s.left + k * svg.dataset.plotx, width: k * svg.dataset.plotw, span: +svg.dataset.span, viewBox: plot.getAttribute("viewBox"),
   marks: [...plot.querySelectorAll(".fo")].map(p => { const b = p.getBoundingClientRect(); return {t: +p.dataset.t, x: b.left + b.width / 2, y: b.top + 30, title: p.querySelector("title").textContent}; }),
   lost: [...plot.querySelectorAll(".lw")].map(p => { const b = p.getBoundingClientRect(); return {t: +p.dataset.t, x: b.left + b.width / 2, title: p.querySelector("title").textContent}; }),
   writes: plot.querySelectorAll(".wk, .wf").length,

@@ -10,7 +10,12 @@
 // datasource state (a colour per state), its probes (a run of identical outcomes is one band),
 // the faults on its link, its service (master in service, replica, failed, shunned, and its
 // manager down), and its alarms, each a staircase that climbs a tick at a time towards its
-// threshold, a dashed line. A failover is a line across the whole chart. Every band and mark
+// threshold, a dashed line; with replication, its stream (late, frozen, cut, stopped) and at
+// each failover the ranking the manager promoted by. A failover is a line across the whole
+// chart. The page's chart is as wide as the window (the SVG scales), and the labels that name
+// a time are laid out per row so that none overlaps another or runs off the plot. A row with
+// more spans than its share of the chart's budget merges the narrow ones: the page stays
+// bounded whatever the run. Every band and mark
 // has a hover title with its exact time and cause, in the event log's words. Under the chart
 // the page shows the verdict and the expectations as failsim replay prints them, and the event
 // log.

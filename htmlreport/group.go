@@ -2,7 +2,6 @@ package htmlreport
 
 import (
 	"fmt"
-	"html"
 	"strings"
 	"time"
 
@@ -38,6 +37,9 @@ type copyView struct {
 // groupInstant keeps each side's copy of the cluster state as it stands after the instant.
 func (r *Recorder) groupInstant(at time.Duration, e *fence.Engine) {
 	g := &r.group
+	if !g.on {
+		return // no partition, host event or witness yet: one copy, nothing to draw
+	}
 	var order []int
 	members := map[int][]string{}
 	master := map[int]int{}
@@ -144,7 +146,7 @@ func (c *chart) groupH() int { return copiesOff + len(c.r.group.copies)*(cluster
 // groupY is where the group's rows start, under the cluster's other rows.
 func (c *chart) groupY() int {
 	if c.r.client.on {
-		return writesY + clusterRowH + rowGap + 2
+		return writesY + clusterRowH + writesLabelH + rowGap + 2
 	}
 	return policyY + clusterRowH + rowGap + 2
 }
@@ -170,6 +172,7 @@ func (c *chart) groupRows() {
 		return
 	}
 	y := c.groupY()
+	c.row(y+networkOff, clusterRowH, len(g.network), "network")
 	for k, ch := range g.network {
 		if ch.V == "" {
 			continue
@@ -177,6 +180,7 @@ func (c *chart) groupRows() {
 		b := until(c, g.network, k)
 		c.band(ch.At, b, y+networkOff, clusterRowH, "gp", fmt.Sprintf("partition %s %s", ch.V, c.between(ch.At, b)))
 	}
+	c.row(y+primaryOff, clusterRowH, len(g.primary), "primary")
 	for k, ch := range g.primary {
 		b := until(c, g.primary, k)
 		if b <= ch.At && k+1 < len(g.primary) {
@@ -197,6 +201,7 @@ func (c *chart) groupRows() {
 		c.band(ch.At, b, y+primaryOff, clusterRowH, cls, fmt.Sprintf("primary view %s %s%s", ch.V, c.between(ch.At, b), why))
 	}
 	for k, row := range g.copies {
+		c.row(y+copiesOff+k*(clusterRowH+rowGap), clusterRowH, len(row), fmt.Sprintf("side %d's copy", k+1))
 		for j, ch := range row {
 			if !ch.V.On {
 				continue
@@ -209,22 +214,26 @@ func (c *chart) groupRows() {
 			c.band(ch.At, b, y+copiesOff+k*(clusterRowH+rowGap), clusterRowH, cls, fmt.Sprintf("copy %d of the cluster state, held by %s: %s %s", ch.V.Copy, ch.V.Members, who, c.between(ch.At, b)))
 		}
 	}
-	for _, w := range g.windows {
+	c.endRow()
+	winAt := func(k int) time.Duration { return g.windows[k].From }
+	for _, gr := range c.groups(len(g.windows), winAt) {
+		w := g.windows[gr[0]]
+		more := c.more(gr, winAt)
 		to := w.To
 		if to == fence.Never {
 			to = c.span
 		}
 		if to == w.From {
-			fmt.Fprintf(&c.b, `<path d="M%s %dV%d" class="sz" data-t="%s"><title>%s</title></path>`+"\n", sec(w.From), y+splitOff, y+splitOff+clusterRowH, sec(w.From),
-				html.EscapeString(fmt.Sprintf("split brain at %s: %s writable at once, a zero-length window", c.clock(w.From), w.Writable)))
+			fmt.Fprintf(c.b, `<path d="M%s %dV%d" class="sz" data-t="%s"><title>%s</title></path>`+"\n", sec(w.From), y+splitOff, y+splitOff+clusterRowH, sec(w.From),
+				esc(fmt.Sprintf("split brain at %s: %s writable at once, a zero-length window%s", c.clock(w.From), w.Writable, more)))
 			continue
 		}
 		still := ""
 		if w.To == fence.Never {
 			still = ", still open"
 		}
-		title := fmt.Sprintf("SPLIT BRAIN: %s writable at once %s, %s%s", w.Writable, c.between(w.From, to), to-w.From, still)
-		fmt.Fprintf(&c.b, `<rect x="%s" y="%d" width="%s" height="%d" class="sb" data-t="%s"><title>%s</title></rect>`+"\n", sec(w.From), y+splitOff, sec(max(to-w.From, c.minW())), clusterRowH, sec(w.From), html.EscapeString(title))
+		title := fmt.Sprintf("SPLIT BRAIN: %s writable at once %s, %s%s%s", w.Writable, c.between(w.From, to), to-w.From, still, more)
+		fmt.Fprintf(c.b, `<rect x="%s" y="%d" width="%s" height="%d" class="sb" data-t="%s"><title>%s</title></rect>`+"\n", sec(w.From), y+splitOff, sec(max(to-w.From, c.minW())), clusterRowH, sec(w.From), esc(title))
 	}
 }
 
@@ -235,6 +244,7 @@ func (c *chart) groupLane(i, top int) {
 	if !g.on {
 		return
 	}
+	c.row(top+serviceY, serviceH, len(g.hostDown[i]), c.r.names[i]+" host")
 	for k, ch := range g.hostDown[i] {
 		if !ch.V {
 			continue
@@ -242,11 +252,17 @@ func (c *chart) groupLane(i, top int) {
 		b := until(c, g.hostDown[i], k)
 		c.band(ch.At, b, top+serviceY, serviceH, "hd", fmt.Sprintf("%s host down %s: no manager, no database", c.r.names[i], c.between(ch.At, b)))
 	}
+	c.endRow()
+	var shuns []mark
 	for _, m := range g.shuns {
-		if m.Node != i {
-			continue
+		if m.Node == i {
+			shuns = append(shuns, m)
 		}
-		fmt.Fprintf(&c.b, `<path d="M%s %dV%d" class="fs" data-t="%s"><title>%s</title></path>`+"\n", sec(m.At), top+serviceY-3, top+managerY+managerH+3, sec(m.At), html.EscapeString(m.Title))
+	}
+	at := func(k int) time.Duration { return shuns[k].At }
+	for _, gr := range c.groups(len(shuns), at) {
+		m := shuns[gr[0]]
+		fmt.Fprintf(c.b, `<path d="M%s %dV%d" class="fs" data-t="%s"><title>%s</title></path>`+"\n", sec(m.At), top+serviceY-3, top+managerY+managerH+3, sec(m.At), esc(m.Title+c.more(gr, at)))
 	}
 }
 

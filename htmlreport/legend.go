@@ -2,7 +2,6 @@ package htmlreport
 
 import (
 	"fmt"
-	"html"
 	"strings"
 )
 
@@ -12,19 +11,19 @@ func (c *chart) legend() {
 	x := 8
 	item := func(draw func(x, y int), words string) {
 		draw(x, y)
-		fmt.Fprintf(&c.b, `<text x="%d" y="%d">%s</text>`, x+22, y+10, html.EscapeString(words))
+		fmt.Fprintf(c.b, `<text x="%d" y="%d">%s</text>`, x+22, y+10, esc(words))
 		x += 22 + len(words)*6 + 14
 	}
 	swatch := func(cls string) func(x, y int) {
 		return func(x, y int) {
-			fmt.Fprintf(&c.b, `<rect x="%d" y="%d" width="18" height="11" class="%s"/>`, x, y, cls)
+			fmt.Fprintf(c.b, `<rect x="%d" y="%d" width="18" height="11" class="%s"/>`, x, y, cls)
 		}
 	}
 	line := func(cls string) func(x, y int) {
-		return func(x, y int) { fmt.Fprintf(&c.b, `<path d="M%d %dV%d" class="%s"/>`, x+9, y-2, y+13, cls) }
+		return func(x, y int) { fmt.Fprintf(c.b, `<path d="M%d %dV%d" class="%s"/>`, x+9, y-2, y+13, cls) }
 	}
 	head := func(words string) {
-		fmt.Fprintf(&c.b, `<text x="%d" y="%d" font-weight="bold">%s</text>`, x, y+10, words)
+		fmt.Fprintf(c.b, `<text x="%d" y="%d" font-weight="bold">%s</text>`, x, y+10, words)
 		x += len(words)*7 + 8
 	}
 	next := func() { x, y = 8, y+20 }
@@ -33,7 +32,7 @@ func (c *chart) legend() {
 	for _, s := range []struct{ cls, w string }{{"s1", "online / ok"}, {"s2", "stopped"}, {"s3", "timeout"}, {"s4", "suspect"}, {"s0", "unknown"}} {
 		item(swatch(s.cls), s.w)
 	}
-	fmt.Fprintf(&c.b, `<text x="%d" y="%d" class="rl">(a probe is coloured by the state its outcome maps to; a run of identical outcomes is one band)</text>`, x, y+10)
+	fmt.Fprintf(c.b, `<text x="%d" y="%d" class="rl">(a probe is coloured by the state its outcome maps to; a run of identical outcomes is one band)</text>`, x, y+10)
 	next()
 	head("faults:")
 	for _, s := range []struct{ cls, w string }{{"f1", "refuse, reset, close"}, {"f2", "freeze, blackhole"}, {"f3", "stall, slow"}, {"f4", "error"}, {"f5", "unreachable, hostdown"}, {"f6", "probe CONDITION"}} {
@@ -54,7 +53,7 @@ func (c *chart) legend() {
 	next()
 	head("alarms:")
 	item(func(x, y int) {
-		fmt.Fprintf(&c.b, `<path d="M%d %dH%dV%dH%dV%dH%d" class="al a3"/><path d="M%d %dH%d" class="th"/>`, x, y+11, x+5, y+7, x+10, y+3, x+18, x, y, x+18)
+		fmt.Fprintf(c.b, `<path d="M%d %dH%dV%dH%dV%dH%d" class="al a3"/><path d="M%d %dH%d" class="th"/>`, x, y+11, x+5, y+7, x+10, y+3, x+18, x, y, x+18)
 	}, "ticks climbing to the threshold (dashed)")
 	item(swatch("nv s3"), "never expires")
 	head("marks:")
@@ -73,6 +72,14 @@ func (c *chart) legend() {
 		item(line("sr"), "semisync back")
 		next()
 	}
+	if c.r.rp.on {
+		head("replication:")
+		item(swatch("rg"), "stream late or applying late")
+		item(swatch("rf"), "link frozen or cut: stores nothing new")
+		item(swatch("rs"), "replicator stopped")
+		fmt.Fprintf(c.b, `<text x="%d" y="%d" class="rl">(at each failover: the ranking, each node's stored position and lag, or why it was no candidate)</text>`, x, y+10)
+		next()
+	}
 	if c.r.group.on {
 		head("group:")
 		item(swatch("gp"), "partitioned")
@@ -86,7 +93,7 @@ func (c *chart) legend() {
 		item(swatch("n0"), "a side's copy: its master")
 		next()
 	}
-	fmt.Fprintf(&c.b, `<text x="8" y="%d" class="rl">%s</text>`+"\n", y+10, html.EscapeString(notModelled))
+	fmt.Fprintf(c.b, `<text x="8" y="%d" class="rl">%s</text>`+"\n", y+10, esc(notModelled))
 }
 
 // notModelled says what the replay models that the picture leaves out: the verdict and the
@@ -103,6 +110,9 @@ func (c *chart) legendH() int {
 	if c.r.group.on {
 		h += 20
 	}
+	if c.r.rp.on {
+		h += 20
+	}
 	return h
 }
 
@@ -113,7 +123,7 @@ var chartCSS = strings.Join([]string{
 	`.a0{stroke:#888}.a1{stroke:#2ca02c}.a2{stroke:#d62728}.a3{stroke:#e36c00}.a4{stroke:#b8960c}`,
 	`.f1{fill:#7f0000}.f2{fill:#1f3f8f}.f3{fill:#a0522d}.f4{fill:#c71585}.f5{fill:#006d6d}.f6{fill:#555}`,
 	`.v0{fill:#c6dbef}.v1{fill:#1f77b4}.v2{fill:#d62728}.v3{fill:#5b0f0f}.md{fill:#333}`,
-	`.po0{fill:#d9ead3}.po1{fill:#fde9b6}.po2{fill:#cfcfee}.nm{fill:#d62728}`,
+	`.po0{fill:#d9ead3}.po1{fill:#fde9b6}.po2{fill:#cfcfee}.nm{fill:#d62728}.mx{fill:#969696}`,
 	palette(),
 	`path{fill:none;vector-effect:non-scaling-stroke}.al{stroke-width:1.6}.th{stroke:#333;stroke-dasharray:3 2}`,
 	`.fo{stroke:#000;stroke-width:2}.nc{stroke:#d62728;stroke-width:2;stroke-dasharray:5 3}.nf{stroke:#d62728;stroke-width:2}.rc{stroke:#2ca02c;stroke-width:2}`,

@@ -34,6 +34,10 @@ type Recorder struct {
 	seen    bool // an instant was observed
 	client  clientTrack
 	group   groupTrack
+	rp      replTrack
+	// coordWhy says why there is no coordinator, as the last coordinator change said it: ""
+	// for no manager up, the words of no primary partition during one.
+	coordWhy string
 }
 
 // change is a row's value from At on, until the next change.
@@ -86,7 +90,11 @@ type mark struct {
 
 // New returns a recorder of a replay of tl under m.
 func New(tl *timeline.Timeline, m *statemap.Map) *Recorder {
-	r := &Recorder{tl: tl, m: m, names: tl.Names(), nodes: make([]nodeTrack, len(tl.Nodes))}
+	names := tl.Names()
+	for i, n := range names {
+		names[i] = shortName(n) // the chart's words name a node this way, the log in full
+	}
+	r := &Recorder{tl: tl, m: m, names: names, nodes: make([]nodeTrack, len(tl.Nodes))}
 	master := -1
 	for i, n := range tl.Nodes {
 		if n.Role == fence.Master && master < 0 {
@@ -108,6 +116,7 @@ func New(tl *timeline.Timeline, m *statemap.Map) *Recorder {
 	r.policy = []change[fence.Policy]{{V: tl.Policy}}
 	r.client = newClientTrack(r)
 	r.group = newGroupTrack(r)
+	r.rp = newReplTrack(r)
 	return r
 }
 
@@ -134,7 +143,13 @@ func (r *Recorder) Event(ev fence.Event) {
 	desc := func() string { return narrate.Clock(r.tl.Start, ev.When()) + " " + narrate.Describe(r.names, ev) }
 	r.clientEvent(ev, desc)
 	r.groupEvent(ev, desc)
+	r.replEvent(ev, desc)
 	switch ev := ev.(type) {
+	case *fence.CoordinatorChanged:
+		r.coordWhy = ""
+		if ev.Coordinator < 0 && ev.NoPrimary {
+			r.coordWhy = "none, no primary partition: no manager up is in a primary view"
+		}
 	case *drive.FaultSet:
 		n := &r.nodes[ev.Node]
 		n.faults = set(n.faults, ev.At, ev.Fault, "")
@@ -219,7 +234,7 @@ func (r *Recorder) Instant(at time.Duration, e *fence.Engine) {
 		n.why = ""
 	}
 	r.master = set(r.master, at, e.Master(), "")
-	r.coord = set(r.coord, at, e.Coordinator(), "")
+	r.coord = set(r.coord, at, e.Coordinator(), r.coordWhy)
 	r.policy = set(r.policy, at, e.Policy(), "")
 	r.groupInstant(at, e)
 }

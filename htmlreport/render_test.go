@@ -26,7 +26,8 @@ type rendered struct {
 // render replays tl under m as failsim report does and returns the page and the chart alone.
 func render(t testing.TB, tl *timeline.Timeline, m *statemap.Map) (rendered, []byte) {
 	t.Helper()
-	var log, summary bytes.Buffer
+	var log htmlreport.LogWriter
+	var summary bytes.Buffer
 	printer := report.NewPrinter(&log, report.Text, tl.Start, tl.Names())
 	verdict := report.New(tl, m)
 	expects := expect.NewSet(tl, m)
@@ -41,7 +42,7 @@ func render(t testing.TB, tl *timeline.Timeline, m *statemap.Map) (rendered, []b
 		t.Fatal(err)
 	}
 	var p, c bytes.Buffer
-	if err := rec.WriteHTML(&p, htmlreport.Text{Summary: summary.String(), Log: log.String()}); err != nil {
+	if err := rec.WriteHTML(&p, log.Text(summary.String())); err != nil {
 		t.Fatal(err)
 	}
 	if err := rec.WriteSVG(&c); err != nil {

@@ -1,9 +1,9 @@
 package htmlreport
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
-	"html"
 	"io"
 	"strconv"
 	"time"
@@ -64,7 +64,7 @@ func (c *chart) lanesY() int {
 		return c.groupY() + c.groupH() - rowGap - 2 + laneGap
 	}
 	if c.r.client.on {
-		return writesY + clusterRowH + laneGap
+		return writesY + clusterRowH + writesLabelH + laneGap
 	}
 	return policyY + clusterRowH + laneGap
 }
@@ -72,9 +72,10 @@ func (c *chart) lanesY() int {
 // chart writes the picture of a run as SVG elements.
 type chart struct {
 	r     *Recorder
-	b     bytes.Buffer
+	b     *bufio.Writer // where the chart goes, as it is drawn
 	span  time.Duration // the axis runs from 0 to span
 	plotH int
+	thin  *thinRow // the row being drawn, when it has more spans than its share; nil if not
 }
 
 // sec writes virtual time d in seconds, to the millisecond: a coordinate of the plot.
@@ -116,10 +117,19 @@ func (c *chart) minW() time.Duration { return max(c.span/plotW, time.Millisecond
 // band writes a rectangle of the plot from a to b, at y (from the plot's top), of class cls,
 // with a hover title.
 func (c *chart) band(a, b time.Duration, y, h int, cls, title string) {
+	if t := c.thin; t != nil && t.y == y {
+		c.thinBand(t, a, b, cls, title)
+		return
+	}
+	c.drawBand(a, b, y, h, cls, title)
+}
+
+// drawBand writes one band as band does, never merged.
+func (c *chart) drawBand(a, b time.Duration, y, h int, cls, title string) {
 	if b < a+c.minW() {
 		b = a + c.minW()
 	}
-	fmt.Fprintf(&c.b, `<rect x="%s" y="%d" width="%s" height="%d" class="%s"><title>%s</title></rect>`+"\n", sec(a), y, sec(b-a), h, cls, html.EscapeString(title))
+	fmt.Fprintf(c.b, `<rect x="%s" y="%d" width="%s" height="%d" class="%s"><title>%s</title></rect>`+"\n", sec(a), y, sec(b-a), h, cls, esc(title))
 }
 
 func newChart(r *Recorder) *chart {
@@ -127,15 +137,21 @@ func newChart(r *Recorder) *chart {
 	if c.span <= 0 {
 		c.span = time.Second
 	}
-	c.plotH = c.lanesY() + len(r.nodes)*(laneH+laneGap)
+	c.plotH = c.lanesY() + len(r.nodes)*(c.laneH()+laneGap)
 	return c
 }
 
 // height is the whole chart's height.
 func (c *chart) height() int { return plotY + c.plotH + c.legendH() }
 
-// write writes the chart: one svg element, self-contained.
+// write writes the chart: one svg element, self-contained. The page's CSS makes it as wide
+// as the window (its viewBox scales); the chart alone keeps its size in pixels.
 func (c *chart) write(w io.Writer, standalone bool) error {
+	if bw, ok := w.(*bufio.Writer); ok {
+		c.b = bw
+	} else {
+		c.b = bufio.NewWriterSize(w, 64<<10)
+	}
 	r := c.r
 	ns := ""
 	if standalone {
@@ -143,34 +159,42 @@ func (c *chart) write(w io.Writer, standalone bool) error {
 	}
 	base := r.tl.Start.Unix()
 	_, off := r.tl.Start.Zone()
-	fmt.Fprintf(&c.b, `<svg%s id="chart" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="11" data-span="%s" data-base="%d" data-plotx="%d" data-plotw="%d">`+"\n",
+	fmt.Fprintf(c.b, `<svg%s id="chart" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="11" data-span="%s" data-base="%d" data-plotx="%d" data-plotw="%d">`+"\n",
 		ns, chartW, c.height(), chartW, c.height(), sec(c.span), base+int64(off), labelW, plotW)
 	css := chartCSS
 	if r.group.on {
 		css += groupCSS
 	}
+	if r.rp.on {
+		css += replCSS
+	}
 	c.b.WriteString("<style>" + css + "</style>\n")
-	fmt.Fprintf(&c.b, `<text x="8" y="17" font-size="14" font-weight="bold">%s</text>`+"\n", html.EscapeString(c.heading()))
+	fmt.Fprintf(c.b, `<text x="8" y="17" font-size="14" font-weight="bold">%s</text>`+"\n", esc(c.heading()))
 	c.axis()
 	c.labels()
-	fmt.Fprintf(&c.b, `<svg id="plot" x="%d" y="%d" width="%d" height="%d" viewBox="0 0 %s %d" preserveAspectRatio="none">`+"\n", labelW, plotY, plotW, c.plotH, sec(c.span), c.plotH)
+	fmt.Fprintf(c.b, `<svg id="plot" x="%d" y="%d" width="%d" height="%d" viewBox="0 0 %s %d" preserveAspectRatio="none">`+"\n", labelW, plotY, plotW, c.plotH, sec(c.span), c.plotH)
 	c.clusterRows()
 	c.writesRow()
 	c.groupRows()
 	probes := r.probes()
 	for i := range r.nodes {
-		top := c.lanesY() + i*(laneH+laneGap)
+		top := c.lanesY() + i*(c.laneH()+laneGap)
 		c.lane(i, top, probes[i])
+		// A writer that failed (a full disk, a signal) stops the drawing here.
+		if err := c.b.Flush(); err != nil {
+			return err
+		}
 	}
 	c.marks()
+	c.endRow()
 	c.b.WriteString("</svg>\n")
 	c.decisionLabels()
 	c.clusterLabels()
 	c.lossLabels()
+	c.replLabels()
 	c.legend()
 	c.b.WriteString("</svg>\n")
-	_, err := w.Write(c.b.Bytes())
-	return err
+	return c.b.Flush()
 }
 
 // heading is the chart's title: the timeline, its cluster and span.
@@ -182,7 +206,7 @@ func (c *chart) heading() string {
 // labels writes the names of the rows and lanes, left of the plot, and each lane's group.
 func (c *chart) labels() {
 	row := func(y, h int, name string) {
-		fmt.Fprintf(&c.b, `<text x="%d" y="%d" text-anchor="end" class="rl">%s</text>`+"\n", labelW-6, plotY+y+h/2+4, name)
+		fmt.Fprintf(c.b, `<text x="%d" y="%d" text-anchor="end" class="rl">%s</text>`+"\n", labelW-6, plotY+y+h/2+4, name)
 	}
 	row(decisionY, clusterRowH, "failovers")
 	row(masterY, clusterRowH, "master")
@@ -193,14 +217,17 @@ func (c *chart) labels() {
 	}
 	c.groupLabels(row)
 	for i, n := range c.r.tl.Nodes {
-		top := c.lanesY() + i*(laneH+laneGap)
-		fmt.Fprintf(&c.b, `<g class="lane" data-node="%s"><rect x="2" y="%d" width="%d" height="%d" class="lb"/>`, html.EscapeString(n.Name), plotY+top-4, chartW-4, laneH+8)
-		fmt.Fprintf(&c.b, `<text x="8" y="%d" font-size="13" font-weight="bold">%s</text><text x="8" y="%d" class="rl">%s</text>`+"\n", plotY+top+12, html.EscapeString(n.Name), plotY+top+26, n.Role)
+		top := c.lanesY() + i*(c.laneH()+laneGap)
+		fmt.Fprintf(c.b, `<g class="lane" data-node="%s"><rect x="2" y="%d" width="%d" height="%d" class="lb"/>`, esc(n.Name), plotY+top-4, chartW-4, c.laneH()+8)
+		fmt.Fprintf(c.b, `<text x="8" y="%d" font-size="13" font-weight="bold">%s</text><text x="8" y="%d" class="rl">%s</text>`+"\n", plotY+top+12, esc(shortName(n.Name)), plotY+top+26, n.Role)
 		row(top+stateY, stateH, "state")
 		row(top+probeY, probeH, "probes")
 		row(top+faultY, faultH, "faults")
 		row(top+serviceY, serviceH+managerH, "service")
 		row(top+alarmY, alarmH, "alarms")
+		if c.r.rp.on {
+			row(top+replY, replH, "replication")
+		}
 		c.b.WriteString("</g>\n")
 	}
 }
@@ -217,6 +244,7 @@ func (c *chart) clusterRows() {
 	}
 	c.nodeRow(r.master, masterY, "master", func(i int) string { return who(i, "none, the cluster has no master") })
 	c.nodeRow(r.coord, coordY, "coordinator", func(i int) string { return who(i, "none, no manager is up") })
+	c.row(policyY, clusterRowH, len(r.policy), "policy")
 	for k, ch := range r.policy {
 		b := until(c, r.policy, k)
 		c.band(ch.At, b, policyY, clusterRowH, fmt.Sprintf("po%d", ch.V), fmt.Sprintf("policy %s %s", ch.V, c.between(ch.At, b)))
@@ -225,14 +253,20 @@ func (c *chart) clusterRows() {
 
 // nodeRow draws a cluster row whose value is a node (or -1 for none): a band a span, in the
 // node's colour, titled "what: name from .. to ..".
+// A change's Why, when it has one, says it instead of name's words for none.
 func (c *chart) nodeRow(cs []change[int], y int, what string, name func(int) string) {
+	c.row(y, clusterRowH, len(cs), what)
 	for k, ch := range cs {
 		b := until(c, cs, k)
 		cls := "nm"
 		if ch.V >= 0 {
 			cls = fmt.Sprintf("n%d", ch.V%len(nodePalette))
 		}
-		c.band(ch.At, b, y, clusterRowH, cls, fmt.Sprintf("%s: %s %s", what, name(ch.V), c.between(ch.At, b)))
+		who := name(ch.V)
+		if ch.V < 0 && ch.Why != "" {
+			who = ch.Why
+		}
+		c.band(ch.At, b, y, clusterRowH, cls, fmt.Sprintf("%s: %s %s", what, who, c.between(ch.At, b)))
 	}
 }
 
@@ -249,6 +283,7 @@ func (c *chart) lane(i, top int, probes []probeRun) {
 	r := c.r
 	n := &r.nodes[i]
 	name := r.names[i]
+	c.row(top+stateY, stateH, len(n.state), name+" state")
 	for k, ch := range n.state {
 		b := until(c, n.state, k)
 		if b <= ch.At && k+1 < len(n.state) {
@@ -261,6 +296,7 @@ func (c *chart) lane(i, top int, probes []probeRun) {
 		c.band(ch.At, b, top+stateY, stateH, fmt.Sprintf("s%d", ch.V), fmt.Sprintf("%s %s %s%s", name, ch.V, c.between(ch.At, b), why))
 	}
 	c.probeRow(i, top, probes)
+	c.row(top+faultY, faultH, len(n.faults), name+" faults")
 	for k, ch := range n.faults {
 		if ch.V.Kind == fault.Heal {
 			continue
@@ -268,6 +304,7 @@ func (c *chart) lane(i, top int, probes []probeRun) {
 		b := until(c, n.faults, k)
 		c.band(ch.At, b, top+faultY, faultH, fmt.Sprintf("f%d", faultClass(ch.V)), fmt.Sprintf("%s fault %s %s", name, ch.V, c.between(ch.At, b)))
 	}
+	c.row(top+serviceY, serviceH, len(n.service), name+" service")
 	for k, ch := range n.service {
 		b := until(c, n.service, k)
 		if b <= ch.At && k+1 < len(n.service) {
@@ -279,6 +316,7 @@ func (c *chart) lane(i, top int, probes []probeRun) {
 		}
 		c.band(ch.At, b, top+serviceY, serviceH, fmt.Sprintf("v%d", ch.V), fmt.Sprintf("%s %s %s%s", name, serviceWords[ch.V], c.between(ch.At, b), why))
 	}
+	c.row(top+managerY, managerH, len(n.manager), name+" manager")
 	for k, ch := range n.manager {
 		if ch.V {
 			continue
@@ -287,9 +325,25 @@ func (c *chart) lane(i, top int, probes []probeRun) {
 		c.band(ch.At, b, top+managerY, managerH, "md", fmt.Sprintf("%s manager down %s: no probes", name, c.between(ch.At, b)))
 	}
 	c.groupLane(i, top)
-	for k := range n.alarms {
-		c.alarm(name, &n.alarms[k], top+alarmY)
+	if len(n.alarms) > c.rowShare() {
+		// Too many to draw each as a staircase: each a band over its span, merged when narrow.
+		c.row(top+alarmY+alarmH-8, 8, len(n.alarms), name+" alarms")
+		for k := range n.alarms {
+			a := &n.alarms[k]
+			end := a.ended
+			if end == fence.Never {
+				end = c.span
+			}
+			c.band(a.raised, end, top+alarmY+alarmH-8, 8, fmt.Sprintf("nv s%d", c.probeState(a.cond)), fmt.Sprintf("%s alarm %s (threshold %d, action %s) %s", name, a.cond, a.threshold, a.action, c.between(a.raised, end)))
+		}
+		c.endRow()
+	} else {
+		for k := range n.alarms {
+			c.alarm(name, &n.alarms[k], top+alarmY)
+		}
 	}
+	c.replLane(i, top)
+	c.endRow()
 }
 
 var serviceWords = [...]string{
@@ -303,6 +357,7 @@ var serviceWords = [...]string{
 // probe's start to when the probe after its last would have started.
 func (c *chart) probeRow(i, top int, runs []probeRun) {
 	name := c.r.names[i]
+	c.row(top+probeY, probeH, len(runs), name+" probes")
 	for k := 0; k < len(runs); {
 		first, n := runs[k], runs[k].n
 		last := runs[k]
@@ -358,7 +413,7 @@ func (c *chart) alarm(name string, a *alarmTrack, y int) {
 		c.band(a.raised, end, y+alarmH-8, 8, fmt.Sprintf("nv s%d", c.probeState(a.cond)), title+"; never expires")
 		return
 	case a.threshold == 0:
-		fmt.Fprintf(&c.b, `<path d="M%s %dV%d" class="al %s"><title>%s</title></path>`+"\n", sec(a.raised), y+alarmH, y+2, cls, html.EscapeString(title))
+		fmt.Fprintf(c.b, `<path d="M%s %dV%d" class="al %s"><title>%s</title></path>`+"\n", sec(a.raised), y+alarmH, y+2, cls, esc(title))
 		return
 	}
 	first, lastTick, steps := alarmTicks(a.raised, end, a.endsOnTick())
@@ -378,8 +433,8 @@ func (c *chart) alarm(name string, a *alarmTrack, y int) {
 		fmt.Fprintf(&d, "L%s %s", sec(lastTick), level(steps))
 	}
 	fmt.Fprintf(&d, "H%s", sec(end))
-	fmt.Fprintf(&c.b, `<path d="%s" class="al %s"><title>%s</title></path>`+"\n", d.String(), cls, html.EscapeString(title))
-	fmt.Fprintf(&c.b, `<path d="M%s %dH%s" class="th"/>`+"\n", sec(a.raised), top, sec(max(end, a.raised+c.minW())))
+	fmt.Fprintf(c.b, `<path d="%s" class="al %s"><title>%s</title></path>`+"\n", d.String(), cls, esc(title))
+	fmt.Fprintf(c.b, `<path d="M%s %dH%s" class="th"/>`+"\n", sec(a.raised), top, sec(max(end, a.raised+c.minW())))
 }
 
 // endsOnTick reports whether the alarm's end is a tick that counts: it expired at a tick, or
@@ -409,52 +464,66 @@ func alarmTicks(raised, end time.Duration, atEnd bool) (first, last time.Duratio
 }
 
 // marks writes the fencing decisions: a failover as a line across the whole plot, a node
-// failed or recovered as a line across its lane.
+// failed or recovered as a line across its lane. A kind of mark with more than a row's share
+// has the marks close together merged into one.
 func (c *chart) marks() {
-	for _, m := range c.r.marks {
-		top := c.lanesY() + m.Node*(laneH+laneGap)
-		switch m.Kind {
-		case fence.KindFailover, fence.KindNoCandidate:
-			cls := "fo"
-			if m.Kind == fence.KindNoCandidate {
-				cls = "nc"
+	c.endRow()
+	for _, ms := range c.markRows() {
+		at := func(k int) time.Duration { return ms[k].At }
+		for _, g := range c.groups(len(ms), at) {
+			m := ms[g[0]]
+			title := esc(m.Title + c.more(g, at))
+			top := c.lanesY() + m.Node*(c.laneH()+laneGap)
+			switch m.Kind {
+			case fence.KindFailover, fence.KindNoCandidate:
+				cls := "fo"
+				if m.Kind == fence.KindNoCandidate {
+					cls = "nc"
+				}
+				fmt.Fprintf(c.b, `<path d="M%s %dV%d" class="%s" data-t="%s"><title>%s</title></path>`+"\n", sec(m.At), masterY, c.plotH, cls, sec(m.At), title)
+			case fence.KindNodeFailed:
+				fmt.Fprintf(c.b, `<path d="M%s %dV%d" class="nf"><title>%s</title></path>`+"\n", sec(m.At), top, top+laneH, title)
+			case fence.KindNodeRecovered:
+				fmt.Fprintf(c.b, `<path d="M%s %dV%d" class="rc"><title>%s</title></path>`+"\n", sec(m.At), top+serviceY-2, top+managerY+managerH+2, title)
 			}
-			fmt.Fprintf(&c.b, `<path d="M%s %dV%d" class="%s" data-t="%s"><title>%s</title></path>`+"\n", sec(m.At), masterY, c.plotH, cls, sec(m.At), html.EscapeString(m.Title))
-		case fence.KindNodeFailed:
-			fmt.Fprintf(&c.b, `<path d="M%s %dV%d" class="nf"><title>%s</title></path>`+"\n", sec(m.At), top, top+laneH, html.EscapeString(m.Title))
-		case fence.KindNodeRecovered:
-			fmt.Fprintf(&c.b, `<path d="M%s %dV%d" class="rc"><title>%s</title></path>`+"\n", sec(m.At), top+serviceY-2, top+managerY+managerH+2, html.EscapeString(m.Title))
 		}
 	}
+}
+
+// markRows splits the marks into what is drawn as one row: the failovers and masters failed
+// with none eligible across the plot, and each node's failed and recovered marks, each in time
+// order.
+func (c *chart) markRows() [][]mark {
+	rows := make([][]mark, 1+2*len(c.r.nodes))
+	for _, m := range c.r.marks {
+		k := 0
+		switch m.Kind {
+		case fence.KindNodeFailed:
+			k = 1 + 2*m.Node
+		case fence.KindNodeRecovered:
+			k = 2 + 2*m.Node
+		}
+		rows[k] = append(rows[k], m)
+	}
+	return rows
 }
 
 // decisionLabels writes a word above each failover: the labels move with the zoom (data-t). A
-// label that would overlap the one before it is hidden until a zoom makes room for it.
+// label that would overlap the one before it is hidden until a zoom makes room for it; one
+// that would run past the plot's right edge sits left of its mark.
 func (c *chart) decisionLabels() {
-	free := 0.0 // the first x after the last label shown
-	for _, m := range c.r.marks {
-		var word string
-		switch m.Kind {
-		case fence.KindFailover:
-			word = "failover " + c.clock(m.At)
-		case fence.KindNoCandidate:
+	fo := c.markRows()[0]
+	at := func(k int) time.Duration { return fo[k].At }
+	l := c.labelRow()
+	for _, g := range c.groups(len(fo), at) {
+		m := fo[g[0]]
+		word := "failover " + c.clock(m.At)
+		if m.Kind == fence.KindNoCandidate {
 			word = "no master " + c.clock(m.At)
-		default:
-			continue
 		}
-		x := c.x(m.At) + 3
-		hide := ""
-		if x < free {
-			hide = ` display="none"`
-		} else {
-			free = x + labelWidth(word) + 6
-		}
-		fmt.Fprintf(&c.b, `<text x="%.1f" y="%d" class="dl" data-t="%s"%s>%s<title>%s</title></text>`+"\n", x, plotY+decisionY+11, sec(m.At), hide, html.EscapeString(word), html.EscapeString(m.Title))
+		l.text(m.At, plotY+decisionY+11, "dl", word, m.Title+c.more(g, at), 6.5)
 	}
 }
-
-// labelWidth is about how wide a decision label is drawn, in pixels.
-func labelWidth(word string) float64 { return float64(len(word)) * 6.5 }
 
 // clusterLabels writes the name of the master and of the coordinator on their rows' bands wide
 // enough for it; the labels move with the zoom (data-t).
@@ -469,7 +538,7 @@ func (c *chart) clusterLabels() {
 			if c.x(until(c, cs, k))-c.x(ch.At) < float64(len(word))*6+8 {
 				continue
 			}
-			fmt.Fprintf(&c.b, `<text x="%.1f" y="%d" class="cl" data-t="%s">%s</text>`+"\n", c.x(ch.At)+3, plotY+y+clusterRowH-3, sec(ch.At), html.EscapeString(word))
+			fmt.Fprintf(c.b, `<text x="%.1f" y="%d" class="cl" data-t="%s">%s</text>`+"\n", c.x(ch.At)+3, plotY+y+clusterRowH-3, sec(ch.At), esc(word))
 		}
 	}
 	row(r.master, masterY, "no master")

@@ -2,9 +2,10 @@ package htmlreport
 
 import (
 	"fmt"
-	"html"
+	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fence"
@@ -97,25 +98,24 @@ func (r *Recorder) clientEvent(ev fence.Event, desc func() string) {
 }
 
 // cause says what stopped the writes of outage o: the last note at or before its start, and
-// the notes while it lasted.
+// the notes while it lasted (the first three).
 func (w *clientTrack) cause(o repl.Outage) string {
-	var before string
+	k := sort.Search(len(w.notes), func(k int) bool { return w.notes[k].At > o.From })
+	before := "no event before it: the writes' acknowledgements came later than the deadline"
+	if k > 0 {
+		before = w.notes[k-1].Words
+	}
 	var during []string
-	for _, n := range w.notes {
-		switch {
-		case n.At <= o.From:
-			before = n.Words
-		case n.At < o.To:
-			during = append(during, n.Words)
+	j := k
+	for ; j < len(w.notes) && w.notes[j].At < o.To; j++ {
+		if len(during) < 3 {
+			during = append(during, w.notes[j].Words)
 		}
 	}
-	if before == "" {
-		before = "no event before it: the writes' acknowledgements came later than the deadline"
+	if n := j - k; n > 3 {
+		during = append(during, fmt.Sprintf("and %d more", n-3))
 	}
 	out := "cause: " + before
-	if len(during) > 3 {
-		during = append(during[:3], fmt.Sprintf("and %d more", len(during)-3))
-	}
 	if len(during) > 0 {
 		out += "; then: " + strings.Join(during, "; ")
 	}
@@ -144,43 +144,84 @@ func (c *chart) writesRow() {
 			longest = k
 		}
 	}
-	for k, o := range s.Outages {
+	c.row(y+2, clusterRowH-4, 2*len(s.Outages)+1, "writes")
+	for _, o := range s.Outages {
 		ok(from, o.From)
+		from = o.To
+	}
+	ok(from, c.span)
+	c.endRow()
+	c.row(y, clusterRowH, len(s.Outages), "writes failed")
+	for k, o := range s.Outages {
 		cls, what := "wf", "writes failed"
 		if k == longest {
 			cls, what = "wf wl", "LONGEST OUTAGE: writes failed"
 		}
 		c.band(o.From, o.To, y, clusterRowH, cls, fmt.Sprintf("%s %s (%s, %s): %s", what, c.between(o.From, o.To), o.Length(), plural(o.Writes, "write"), w.cause(o)))
-		from = o.To
 	}
-	ok(from, c.span)
-	for _, m := range w.semi {
+	c.endRow()
+	semiAt := func(k int) time.Duration { return w.semi[k].At }
+	for _, g := range c.groups(len(w.semi), semiAt) {
+		m := w.semi[g[0]]
 		cls := "sf"
 		if m.Kind == fence.KindNodeRecovered {
 			cls = "sr"
 		}
-		fmt.Fprintf(&c.b, `<path d="M%s %dV%d" class="%s" data-t="%s"><title>%s</title></path>`+"\n", sec(m.At), y-1, y+clusterRowH+1, cls, sec(m.At), html.EscapeString(narrate.Clock(c.r.tl.Start, m.At)+" "+m.Title))
+		fmt.Fprintf(c.b, `<path d="M%s %dV%d" class="%s" data-t="%s"><title>%s</title></path>`+"\n", sec(m.At), y-1, y+clusterRowH+1, cls, sec(m.At), esc(narrate.Clock(c.r.tl.Start, m.At)+" "+m.Title+c.more(g, semiAt)))
 	}
-	for _, m := range w.losses {
-		fmt.Fprintf(&c.b, `<path d="M%s %dV%d" class="lw" data-t="%s"><title>%s</title></path>`+"\n", sec(m.At), y-3, y+clusterRowH+3, sec(m.At), html.EscapeString(m.Title))
+	lossAt := func(k int) time.Duration { return w.losses[k].At }
+	for _, g := range c.groups(len(w.losses), lossAt) {
+		m := w.losses[g[0]]
+		fmt.Fprintf(c.b, `<path d="M%s %dV%d" class="lw" data-t="%s"><title>%s</title></path>`+"\n", sec(m.At), y-3, y+clusterRowH+3, sec(m.At), esc(m.Title+c.more(g, lossAt)))
 	}
 }
 
-// lossLabels writes the count each failover lost beside its mark on the writes row, and the
-// longest outage's length left of it; they move with the zoom (data-t).
+// writesLabelH is the line under the writes row that its labels sit on.
+const writesLabelH = 12
+
+// lossLabels writes, on the line under the writes row, the longest outage's length at its
+// start and the count each failover or merge lost at its time: in time order, each right of
+// its time (left of it at the plot's right edge), labels that would overlap joined into one.
+// They move with the zoom (data-t).
 func (c *chart) lossLabels() {
 	w := &c.r.client
 	if !w.on || w.final == nil {
 		return
 	}
-	if o := w.final.Summary.Outage; o.Length() > 0 {
-		fmt.Fprintf(&c.b, `<text x="%.1f" y="%d" class="ll" text-anchor="end" data-t="%s" data-dx="-3">longest outage %s</text>`+"\n", c.x(o.From)-3, plotY+writesY+clusterRowH-3, sec(o.From), o.Length())
+	type item struct {
+		at   time.Duration
+		word string
 	}
+	var items []item
+	o := w.final.Summary.Outage
 	for _, l := range w.final.Summary.Losses {
-		if l.Count == 0 {
-			continue
+		if o.Length() > 0 && o.From <= l.At {
+			items = append(items, item{o.From, "longest outage " + o.Length().String()})
+			o = repl.Outage{}
 		}
-		fmt.Fprintf(&c.b, `<text x="%.1f" y="%d" class="ll" data-t="%s">%s lost</text>`+"\n", c.x(l.At)+3, plotY+writesY+clusterRowH-3, sec(l.At), plural(l.Count, "write"))
+		if l.Count > 0 {
+			items = append(items, item{l.At, plural(l.Count, "write") + " lost"})
+		}
+	}
+	if o.Length() > 0 {
+		items = append(items, item{o.From, "longest outage " + o.Length().String()})
+	}
+	const charW = 6.2
+	l := c.labelRow()
+	y := plotY + writesY + clusterRowH + writesLabelH - 2
+	for k := 0; k < len(items); {
+		word := items[k].word
+		j := k + 1
+		for ; j < len(items); j++ {
+			_, left, _ := labelPlace(c.x(items[j].at), 0)
+			_, first, _ := labelPlace(c.x(items[k].at), float64(utf8.RuneCountInString(word))*charW)
+			if left >= first+float64(utf8.RuneCountInString(word))*charW+6 {
+				break
+			}
+			word += " · " + items[j].word
+		}
+		l.text(items[k].at, y, "ll", word, "", charW)
+		k = j
 	}
 }
 

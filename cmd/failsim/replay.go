@@ -129,7 +129,7 @@ func (m *Main) runReplay(ctx context.Context, c *cobra.Command, o *replayFlags, 
 	}
 	log.Debug().Str("timeline", tl.File).Int("events", len(tl.Events)).Msg("replaying")
 	if o.report != "" {
-		return m.runReplayReport(ctx, f, tl, sm, o.report)
+		return m.runReplayReport(ctx, f, tl, sm, o.report, path, o.statemap)
 	}
 	results, err := sim.Run(ctx, m.Stdout, f, tl, sm)
 	if err != nil {

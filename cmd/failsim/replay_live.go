@@ -88,7 +88,7 @@ func (m *Main) runReplayLive(ctx context.Context, path string, tl *timeline.Time
 	lines, ok := monitor.Compare(tl.Start, simulated, live)
 	if run != nil {
 		run.extra = "decisions, simulated against live (within one tick):\n  " + strings.Join(lines, "\n  ")
-		if err := m.writeReport(reportPath, "html", run); err != nil {
+		if err := m.writeReport(ctx, reportPath, "html", run, path); err != nil {
 			return err
 		}
 	}

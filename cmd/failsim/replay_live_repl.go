@@ -208,7 +208,7 @@ func (m *Main) runReplayLiveRepl(ctx context.Context, c *cobra.Command, o *repla
 		if len(res.Notes) > 0 {
 			run.extra += "\n\n" + strings.Join(res.Notes, "\n")
 		}
-		if err := m.writeReport(o.report, "html", run); err != nil {
+		if err := m.writeReport(ctx, o.report, "html", run, tl.File, o.statemap); err != nil {
 			return err
 		}
 	}

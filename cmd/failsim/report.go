@@ -41,8 +41,10 @@ coordinator and the policy; under it the verdict and the expectations as failsim
 prints them, and the event log. Every band and mark has a hover title with its exact time
 and cause. --format svg writes the chart alone.
 
--o defaults to FILE with the extension .html (.svg); "-o -" writes to standard output, as
-does a timeline read from standard input (FILE "-"). The file is written whole or not at all.
+-o defaults to FILE's name with the extension .html (.svg) in the current directory, not beside
+FILE; the command prints where it wrote. "-o -" writes to standard output, as does a timeline
+read from standard input (FILE "-"). The file is written whole or not at all, never over
+anything but a regular file, and never over FILE or the statemap.
 Exit 0 when every expectation holds, 1 when one fails (the report is written either way), 2
 for bad input.`,
 		Annotations: map[string]string{argsAnnotation: "FILE"},
@@ -62,7 +64,7 @@ for bad input.`,
 	}
 	statemapVar(c, &o.statemap, "statemap override `FILE` (wins over the timeline's statemap statement; '' for the shipped defaults alone)")
 	f := c.Flags()
-	f.StringVarP(&o.out, "output", "o", "", "write the report to `FILE` (default: the timeline's name with .html or .svg; - for standard output)")
+	f.StringVarP(&o.out, "output", "o", "", "write the report to `FILE` (default: the timeline's name with .html or .svg, in the current directory; - for standard output)")
 	f.StringVar(&o.format, "format", "html", "what to write: `html|svg`, the page or the chart alone")
 	complete(c, "format", "html", "svg")
 	logLevelVar(c, &o.logLevel)
@@ -79,9 +81,13 @@ func (m *Main) runReport(ctx context.Context, o *reportFlags, path string) error
 	}
 	out := o.out
 	if out == "" {
-		out = "-"
-		if path != "-" {
-			out = strings.TrimSuffix(path, filepath.Ext(path)) + "." + o.format
+		out = defaultReportPath(path, o.format)
+	}
+	inputs := []string{path, o.statemap}
+	if out != "-" {
+		// Refused before the replay: a long run does not find out only at its end.
+		if err := output.Check(out, inputs...); err != nil {
+			return fmt.Errorf("report %w", err)
 		}
 	}
 	tl, sm, err := m.loadTimeline(ctx, path, o.statemap, o.statemapSet)
@@ -96,13 +102,25 @@ func (m *Main) runReport(ctx context.Context, o *reportFlags, path string) error
 	if _, err := sim.ReplayContext(ctx, tl, sm, run.observers()...); err != nil {
 		return reportInterrupted(ctx)
 	}
-	if err := m.writeReport(out, o.format, run); err != nil {
+	if err := m.writeReport(ctx, out, o.format, run, inputs...); err != nil {
 		return err
 	}
 	if out != "-" {
 		fmt.Fprintf(m.Stdout, "wrote %s\n", out)
 	}
 	return run.judged()
+}
+
+// defaultReportPath is where failsim report writes the report of the timeline at path by
+// default: its name with the format's extension, in the current directory (a report is the
+// user's output, not the input's: a checkout's incidents stay as they are); standard output
+// for a timeline read from standard input.
+func defaultReportPath(path, format string) string {
+	if path == "-" {
+		return "-"
+	}
+	base := filepath.Base(path)
+	return strings.TrimSuffix(base, filepath.Ext(base)) + "." + format
 }
 
 // reportInterrupted is the error of a report that ctx stopped before it was written: nothing is
@@ -122,7 +140,7 @@ type reportRun struct {
 	rec     *htmlreport.Recorder
 	verdict *report.Report
 	expects *expect.Set
-	log     bytes.Buffer
+	log     htmlreport.LogWriter // the head of the event log: what the page shows of it
 	printer *report.Printer
 	extra   string // more of the summary: a live run's decisions beside the simulated ones
 }
@@ -153,7 +171,7 @@ func (r *reportRun) write(w io.Writer, format string) error {
 	if r.extra != "" {
 		summary.WriteString("\n" + r.extra + "\n")
 	}
-	return r.rec.WriteHTML(w, htmlreport.Text{Summary: summary.String(), Log: r.log.String()})
+	return r.rec.WriteHTML(w, r.log.Text(summary.String()))
 }
 
 // judged returns failedErr when an expectation failed.
@@ -166,25 +184,45 @@ func (r *reportRun) judged() error {
 	return nil
 }
 
-// writeReport writes run's report in format to path ("-": standard output).
-func (m *Main) writeReport(path, format string, run *reportRun) error {
-	if path == "-" {
-		bw := bufio.NewWriter(m.Stdout)
-		if err := run.write(bw, format); err != nil {
-			return err
-		}
-		return bw.Flush()
-	}
-	return writeAtomic(path, func(w io.Writer) error { return run.write(w, format) })
+// writeReport writes run's report in format to path ("-": standard output), never over one of
+// inputs (internal/output). A signal while it writes stops it: nothing is written, and the
+// error is interrupted's (exit 130 or 143).
+func (m *Main) writeReport(ctx context.Context, path, format string, run *reportRun, inputs ...string) error {
+	return m.writeTo(ctx, path, func(w io.Writer) error { return run.write(w, format) }, inputs...)
 }
 
-// writeAtomic writes a file through fill, whole or not at all, never over anything but a
-// regular file (internal/output).
-func writeAtomic(path string, fill func(io.Writer) error) error {
-	if err := output.Write(context.Background(), path, fill); err != nil {
-		return fmt.Errorf("report %w", err)
+// writeTo writes path through fill as writeReport does. fill's writer fails once ctx is done.
+func (m *Main) writeTo(ctx context.Context, path string, fill func(io.Writer) error, inputs ...string) error {
+	var err error
+	if path == "-" {
+		bw := bufio.NewWriter(ctxWriter{ctx, m.Stdout})
+		if err = fill(bw); err == nil {
+			err = bw.Flush()
+		}
+	} else {
+		err = output.Write(ctx, path, func(w io.Writer) error { return fill(ctxWriter{ctx, w}) }, inputs...)
+		if err != nil && ctx.Err() == nil {
+			err = fmt.Errorf("report %w", err)
+		}
 	}
-	return nil
+	if err != nil && ctx.Err() != nil {
+		return reportInterrupted(ctx)
+	}
+	return err
+}
+
+// ctxWriter writes to w until ctx is done, then fails every write with ctx's cause: a report
+// being written stops at a signal.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(p []byte) (int, error) {
+	if c.ctx.Err() != nil {
+		return 0, context.Cause(c.ctx)
+	}
+	return c.w.Write(p)
 }
 
 // checkReports writes a report beside each of a check run's counterexample timelines, in out:
@@ -201,7 +239,10 @@ func (m *Main) checkReports(ctx context.Context, res *check.Result, seed uint64,
 			return interrupted(ctx, "check")
 		}
 		html := strings.TrimSuffix(path, filepath.Ext(path)) + ".html"
-		if err := writeAtomic(html, func(w io.Writer) error { return run.write(w, "html") }); err != nil {
+		if err := m.writeReport(ctx, html, "html", run, path); err != nil {
+			if ctx.Err() != nil {
+				return interrupted(ctx, "check")
+			}
 			return err
 		}
 		fmt.Fprintf(m.Stdout, "  report: %s\n", html)
@@ -211,7 +252,12 @@ func (m *Main) checkReports(ctx context.Context, res *check.Result, seed uint64,
 
 // runReplayReport is failsim replay --report: the replay's usual output on stdout, and its
 // report written to path.
-func (m *Main) runReplayReport(ctx context.Context, f report.Format, tl *timeline.Timeline, sm *statemap.Map, path string) error {
+func (m *Main) runReplayReport(ctx context.Context, f report.Format, tl *timeline.Timeline, sm *statemap.Map, path string, inputs ...string) error {
+	if path != "-" {
+		if err := output.Check(path, inputs...); err != nil {
+			return fmt.Errorf("report %w", err)
+		}
+	}
 	run := newReportRun(tl, sm)
 	printer := report.NewPrinter(m.Stdout, f, tl.Start, tl.Names())
 	if _, err := sim.ReplayContext(ctx, tl, sm, append(run.observers(), printer)...); err != nil {
@@ -221,7 +267,7 @@ func (m *Main) runReplayReport(ctx context.Context, f report.Format, tl *timelin
 	if err := printer.Summary(tl.File, run.verdict, run.expects.Results()); err != nil {
 		return err
 	}
-	if err := m.writeReport(path, "html", run); err != nil {
+	if err := m.writeReport(ctx, path, "html", run, inputs...); err != nil {
 		return err
 	}
 	return run.judged()

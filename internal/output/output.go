@@ -112,8 +112,16 @@ func Write(ctx context.Context, path string, fill func(io.Writer) error, inputs 
 		return fmt.Errorf("%s: %w", path, unwrap(err))
 	}
 	tmp := f.Name()
+	done := false
+	defer func() {
+		if !done { // fill panicked: the panic goes on, the temporary file does not stay
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
 	bw := bufio.NewWriterSize(f, 64<<10)
 	err = fill(bw)
+	done = true
 	if err == nil {
 		err = bw.Flush()
 	}

@@ -138,3 +138,23 @@ func TestJoin(t *testing.T) {
 		}
 	}
 }
+
+// TestPanicLeavesNoTemporaryFile: a fill that panics leaves nothing in the folder; the panic
+// goes on to the caller.
+func TestPanicLeavesNoTemporaryFile(t *testing.T) {
+	dir := t.TempDir()
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("the fill's panic did not reach the caller")
+			}
+		}()
+		Write(context.Background(), filepath.Join(dir, "report.html"), func(w io.Writer) error {
+			io.WriteString(w, "half a report")
+			panic("boom")
+		})
+	}()
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("after a panic the folder holds %v, want nothing", ents)
+	}
+}
