@@ -3,6 +3,8 @@ package htmlreport_test
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -112,5 +114,28 @@ func TestLogWriterKeepsTheHead(t *testing.T) {
 	}
 	if txt := many.Text(""); txt.LogLines != 6000 || strings.Count(txt.Log, "\n") != 5000 {
 		t.Errorf("%d lines counted and %d kept, want 6000 and 5000", txt.LogLines, strings.Count(txt.Log, "\n"))
+	}
+}
+
+// A split-brain window still open when the run ends names every node writable in it, the
+// writer that widened it too (rule 70, cut before its heal).
+func TestOpenWindowNamesEveryWriter(t *testing.T) {
+	src, err := os.ReadFile("../sim/testdata/rules/70-group-split-brain-window-names-every-writer.timeline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, line := range strings.Split(string(src), "\n") {
+		if strings.HasPrefix(line, "expect") || strings.HasPrefix(line, "00:01:") {
+			continue
+		}
+		kept = append(kept, line)
+	}
+	path := filepath.Join(t.TempDir(), "open.timeline")
+	os.WriteFile(path, []byte(strings.Join(kept, "\n")+"00:00:55 cluster end\n"), 0o644)
+	tl, m := load(t, path)
+	page, _ := render(t, tl, m)
+	if s := string(page.HTML); !strings.Contains(s, "SPLIT BRAIN: db1 db2 db3 writable at once") {
+		t.Error("the open window does not name db1 db2 db3")
 	}
 }

@@ -127,6 +127,14 @@ func (r *Recorder) groupEvent(ev fence.Event, desc func() string) {
 			}
 		}
 		g.windows = append(g.windows, window{From: ev.From, To: ev.At, Writable: w})
+	case *cluster.SplitBrainWidened:
+		// A window still open at the end names every node writable in it, as its close would.
+		for k := len(g.windows) - 1; k >= 0; k-- {
+			if g.windows[k].To == fence.Never && g.windows[k].From == ev.From {
+				g.windows[k].Writable = ev.Writable.Names(r.names, " ")
+				return
+			}
+		}
 	case *fence.FailsafeShunned:
 		g.shuns = append(g.shuns, mark{At: ev.At, Node: ev.Node, Title: desc()})
 	}
