@@ -80,13 +80,9 @@ func (m *Main) runMerge(ctx context.Context, o *mergeFlags, files []string) erro
 	if err != nil {
 		return err
 	}
-	if o.junit != "" {
-		if err := writableDir(filepath.Dir(o.junit)); err != nil {
-			return usageErr(fmt.Errorf("--junit %s: %w", o.junit, err), "--junit names the file the JUnit XML is written to: give one failsim can write")
-		}
-		if err := output.Check(o.junit); err != nil {
-			return usageErr(fmt.Errorf("--junit: %w", err), "")
-		}
+	var refused *output.Error // a symlink, a device...; a directory that cannot be made is said later
+	if o.junit != "" && errors.As(output.Check(o.junit), &refused) {
+		return usageErr(fmt.Errorf("--junit: %w", refused), "")
 	}
 	var (
 		kind   string
@@ -200,6 +196,11 @@ func (m *Main) mergeCheck(checks *check.Merger, dir string, json bool, junit str
 			if err := output.Check(filepath.Join(dir, check.FileName(spec, flags.Seed, p.Counterexample.Trace)), flags.Statemap); err != nil {
 				return usageErr(fmt.Errorf("counterexample: %w", err), "")
 			}
+		}
+	}
+	if junit != "" {
+		if err := writableDir(filepath.Dir(junit)); err != nil {
+			return usageErr(fmt.Errorf("--junit %s: %w", junit, err), "--junit names the file the JUnit XML is written to: give one failsim can write")
 		}
 	}
 	if err := writableDir(dir); err != nil {
