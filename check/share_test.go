@@ -216,7 +216,11 @@ func TestParseShareRefuses(t *testing.T) {
 // FuzzParseShare: no input makes the share reader panic, and a share it accepts writes back to
 // a share it reads the same.
 func FuzzParseShare(f *testing.F) {
-	for _, s := range makeShares(f, loadMap(f, "../conf/examples/aggressive.properties"), "benign", nil, 20, 2) {
+	aggressive := loadMap(f, "../conf/examples/aggressive.properties")
+	for _, s := range makeShares(f, aggressive, "benign", nil, 20, 2) {
+		f.Add(s.Marshal())
+	}
+	for _, s := range makeShares(f, aggressive, "all", []property.Spec{{Name: property.DetectsDeathWithin, Arg: "45s"}, {Name: property.SingleMaster}}, 12, 3) {
 		f.Add(s.Marshal())
 	}
 	f.Add([]byte(`{"kind": "failsim-check-share", "version": 1, "shard": 0, "shards": 1, "flags": {"traces": 1}, "families": [{"family": "benign", "first": 0, "traces": 1, "properties": [{"property": "single-master", "traces": 1, "violated": 1, "counterexample": {"trace": 0, "timeline": ""}}]}]}`))

@@ -4,14 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"testing"
 
+	"github.com/failsim/failsim/check"
 	"github.com/failsim/failsim/fileline"
 )
 
 // shareOf computes shard k of n of cfg, written out and decoded again, for a test to tamper
 // with.
-func shareOf(t *testing.T, cfg Config, k, n int) *Share {
+func shareOf(t testing.TB, cfg Config, k, n int) *Share {
 	t.Helper()
 	cfg.Shard = Shard{K: k, N: n}
 	sh, err := Compute(context.Background(), cfg)
@@ -79,4 +81,53 @@ func TestMergeHugeShardCount(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Errorf("got  %v\nwant %s", err, want)
 	}
+}
+
+// FuzzParseShare: no file makes the share reader, the merge or the files it writes panic
+// (sweep.csv, sweep.json, the text and the SVG; the PNG draws the same plots), seeded with the
+// shares of real sharded runs: benign and fatal with the point in force off the grid, two axes,
+// a workload, and the partition family.
+//
+//	go test ./sweep -run '^$' -fuzz FuzzParseShare -fuzztime 1m
+func FuzzParseShare(f *testing.F) {
+	w, err := check.ParseWorkload("writes=200/s,deadline=2s")
+	if err != nil {
+		f.Fatal(err)
+	}
+	two := config(f, 3, "socket_io_error.threshold=0..1", "timeout=2s..3s")
+	two.Workload = &w
+	for _, cfg := range []Config{
+		config(f, 3, "login_response_timeout.threshold=1..5:2"),
+		two,
+		partitionConfig(f, 3, "gap-threshold=2..3"),
+	} {
+		for k := range 2 {
+			data, _ := shareOf(f, cfg, k, 2).Marshal()
+			f.Add(data)
+		}
+		whole, _ := shareOf(f, cfg, 0, 1).Marshal()
+		f.Add(whole)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var m Merger
+		if err := m.Add(ShareFile{Name: "fuzz.json", Data: data}); err != nil {
+			var fe *fileline.Error
+			if !errors.As(err, &fe) && !errors.Is(err, ErrShares) {
+				t.Fatalf("a refusal that names no file: %v", err)
+			}
+			return
+		}
+		res, err := m.Result()
+		if err != nil {
+			return // a shard missing
+		}
+		res.CSV()
+		res.JSON()
+		if err := res.WriteText(io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := res.Picture(SVG); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
