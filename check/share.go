@@ -441,25 +441,29 @@ func (m *Merger) Add(s *Share) error {
 			m.out = append(m.out, Outcome{Family: f.Family, Properties: slices.Clone(f.Properties)})
 		}
 	}
+	refuse := func(path []any, format string, args ...any) error {
+		return &fileline.Error{File: s.name, Err: atf(path, format, args...)}
+	}
 	switch {
 	case s.Shards != m.shards:
-		return fmt.Errorf("%s: a share of %d shards, %s of %d: not one run", s.name, s.Shards, m.name, m.shards)
+		return refuse([]any{"shards"}, "a share of %d shards, %s of %d: not one run", s.Shards, m.name, m.shards)
 	case !slices.Equal(s.Flags.list(), m.flags.list()):
-		return fmt.Errorf("%s: another run's share: %s", s.name, flagDiff(s.Flags, m.flags, m.name))
+		diff, key := flagDiff(s.Flags, m.flags, m.name)
+		return refuse([]any{"flags", key}, "another run's share: %s", diff)
 	case s.Statemap != m.digest:
-		return fmt.Errorf("%s: another run's share: its statemap's rules differ from %s's", s.name, m.name)
+		return refuse([]any{"statemap_sha256"}, "another run's share: its statemap's rules differ from %s's", m.name)
 	case m.seen[s.Shard] != "":
-		return fmt.Errorf("%s: shard %d of %d again, as in %s", s.name, s.Shard, s.Shards, m.seen[s.Shard])
+		return refuse([]any{"shard"}, "shard %d of %d again, as in %s", s.Shard, s.Shards, m.seen[s.Shard])
 	case len(s.Families) != len(m.out):
-		return fmt.Errorf("%s: other families or properties than %s's: not one run", s.name, m.name)
+		return refuse([]any{"families"}, "other families or properties than %s's: not one run", m.name)
 	}
 	for i, f := range s.Families {
 		if f.Family != m.out[i].Family || len(f.Properties) != len(m.out[i].Properties) {
-			return fmt.Errorf("%s: other families or properties than %s's: not one run", s.name, m.name)
+			return refuse([]any{"families", i}, "other families or properties than %s's: not one run", m.name)
 		}
 		for k, p := range f.Properties {
 			if p.Property != m.out[i].Properties[k].Property {
-				return fmt.Errorf("%s: other families or properties than %s's: not one run", s.name, m.name)
+				return refuse([]any{"families", i, "properties", k}, "other families or properties than %s's: not one run", m.name)
 			}
 		}
 	}
@@ -569,13 +573,29 @@ func (f Flags) list() [][2]string {
 		{"seed", fmt.Sprint(f.Seed)}, {"out", f.Out}, {"nodes", fmt.Sprint(f.Nodes)}, {"length", f.Length}, {"workload", f.Workload}}
 }
 
-// flagDiff names the first flag a and b differ in: "--seed 2 where a.json has 1".
-func flagDiff(a, b Flags, bName string) string {
+// flagDiff names the first flag a and b differ in, "--seed 2 where a.json has 1", and its key
+// in a share's flags.
+func flagDiff(a, b Flags, bName string) (string, string) {
 	bl := b.list()
 	for i, x := range a.list() {
 		if x != bl[i] {
-			return fmt.Sprintf("--%s %s where %s has %s", x[0], x[1], bName, bl[i][1])
+			key := x[0]
+			if key == "property" {
+				key = "properties"
+			}
+			return fmt.Sprintf("--%s %s where %s has %s", x[0], x[1], bName, bl[i][1]), key
 		}
 	}
-	return "the same flags"
+	return "the same flags", ""
+}
+
+// Locate places err, a refusal of Merger.Add about the share read from data, at the line of
+// the value it is about; another error is returned as it is.
+func Locate(err error, data []byte) error {
+	var fe *fileline.Error
+	var pe *pathError
+	if errors.As(err, &fe) && fe.Line == 0 && errors.As(fe.Err, &pe) {
+		return &fileline.Error{File: fe.File, Line: fileline.JSONLine(data, pe.path...), Err: fe.Err}
+	}
+	return err
 }

@@ -135,7 +135,7 @@ func (m *Main) runMerge(ctx context.Context, o *mergeFlags, files []string) erro
 			}
 		}
 		if err := checks.Add(s); err != nil {
-			return usageErr(err, checkMergeHint)
+			return usageErr(check.Locate(err, b), checkMergeHint)
 		}
 	}
 	if kind == sweep.ShareKind {

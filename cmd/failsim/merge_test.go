@@ -336,7 +336,7 @@ func TestMergeJudgesEachShareAsRead(t *testing.T) {
 	}
 	args = append(args, "nosuch.json")
 	_, stderr, code := runCode(t, dir, args...)
-	if want := "failsim: error: s/link-0.json: shard 0 of 2 again, as in s/check-shard-0-of-2.json\n"; code != 2 || !strings.HasPrefix(stderr, want) {
+	if want := "failsim: error: s/link-0.json:4: shard 0 of 2 again, as in s/check-shard-0-of-2.json\n"; code != 2 || !strings.HasPrefix(stderr, want) {
 		t.Errorf("exit %d, %s\nwant exit 2, %s", code, stderr, want)
 	}
 }
