@@ -123,17 +123,25 @@ func (m *Merger) Add(f ShareFile) error {
 		m.first, m.firstName, m.seen = s, f.Name, map[int]string{}
 	}
 	first, firstName, name := m.first, m.firstName, f.Name
+	refuse := func(path []any, format string, args ...any) error {
+		return &fileline.Error{File: name, Line: fileline.JSONLine(f.Data, path...), Err: fmt.Errorf("%w: "+format, append([]any{ErrShares}, args...)...)}
+	}
 	if s.Of != first.Of {
-		return fmt.Errorf("%w: %s is shard %d of %d, %s of %d", ErrShares, name, s.Shard, s.Of, firstName, first.Of)
+		return refuse([]any{"of"}, "shard %d of %d, %s of %d", s.Shard, s.Of, firstName, first.Of)
 	}
 	if d := differences(first.Run, s.Run); len(d) > 0 {
-		return fmt.Errorf("%w: %s is of another run than %s: its %s differ", ErrShares, name, firstName, strings.Join(d, ", "))
+		return refuse([]any{"run", d[0]}, "another run than %s: its %s differ", firstName, strings.Join(d, ", "))
 	}
-	if s.InForce != first.InForce || s.Points != first.Points || !slices.Equal(s.FatalFaults, first.FatalFaults) {
-		return fmt.Errorf("%w: %s is of another run than %s: its points differ", ErrShares, name, firstName)
+	switch {
+	case s.InForce != first.InForce:
+		return refuse([]any{"in_force"}, "another run than %s: its points differ", firstName)
+	case s.Points != first.Points:
+		return refuse([]any{"points"}, "another run than %s: its points differ", firstName)
+	case !slices.Equal(s.FatalFaults, first.FatalFaults):
+		return refuse([]any{"fatal_faults"}, "another run than %s: its points differ", firstName)
 	}
 	if m.seen[s.Shard] != "" {
-		return fmt.Errorf("%w: shard %d of %d is given twice: %s and %s", ErrShares, s.Shard, s.Of, m.seen[s.Shard], name)
+		return refuse([]any{"shard"}, "shard %d of %d is given twice: %s and %s", s.Shard, s.Of, m.seen[s.Shard], name)
 	}
 	m.seen[s.Shard] = name
 	m.shares = append(m.shares, s)
