@@ -24,7 +24,8 @@ const shareMax = 64 << 20
 
 // mergeMax caps the bytes of all the shares of one merge together: each share is judged as it
 // is read and only its sums are kept, but a thousand large files are still not a run's shares.
-const mergeMax = 1 << 30
+// A variable only so that a test can lower it.
+var mergeMax int64 = 1 << 30
 
 // mergeFlags are failsim merge's flags.
 type mergeFlags struct {
@@ -97,7 +98,7 @@ func (m *Main) runMerge(ctx context.Context, o *mergeFlags, files []string) erro
 			return loadErr(ctx, "merge", err)
 		}
 		if total += int64(len(b)); total > mergeMax {
-			return usageErr(fmt.Errorf("%s: the shares up to it are %d MiB, more than the %d MiB one merge reads", path, total>>20, mergeMax>>20), "a share holds counts and a few shrunk timelines: give the shares of one run")
+			return usageErr(fmt.Errorf("%s: the shares up to it are %d bytes, more than the %d one merge reads", path, total, mergeMax), "a share holds counts and a few shrunk timelines: give the shares of one run")
 		}
 		k, err := check.PeekKind(path, b)
 		if err != nil {

@@ -364,3 +364,17 @@ func TestMergeStdoutFull(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeCapsTheTotal: the shares of one merge are read up to a total (1 GiB; lowered here
+// to under two shares), past which the merge stops at the file that crosses it, exit 2.
+func TestMergeCapsTheTotal(t *testing.T) {
+	dir := t.TempDir()
+	shares := twoShares(t, dir)
+	defer func(was int64) { mergeMax = was }(mergeMax)
+	mergeMax = int64(len(shares[0]) + len(shares[1]) - 1)
+	_, stderr, code := runCode(t, dir, "merge", "s/check-shard-0-of-2.json", "s/check-shard-1-of-2.json")
+	want := fmt.Sprintf("failsim: error: s/check-shard-1-of-2.json: the shares up to it are %d bytes, more than the %d one merge reads\n", mergeMax+1, mergeMax)
+	if code != 2 || !strings.HasPrefix(stderr, want) {
+		t.Errorf("exit %d, %s\nwant exit 2, %s", code, stderr, want)
+	}
+}
