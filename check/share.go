@@ -6,11 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/bits"
 	"slices"
 	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/failsim/failsim/fileline"
+	"github.com/failsim/failsim/property"
+	"github.com/failsim/failsim/timeline"
 )
 
 // ShareKind is the "kind" of a share file: failsim merge reads a file by its kind.
@@ -114,136 +120,443 @@ func jsonErr(name string, data []byte, err error) *fileline.Error {
 }
 
 // ParseShare reads a share from data, read from file name, and checks that it is whole and
-// consistent: the shard in range, each family's block where the shard's is, every count within
-// the block, a counterexample for each violated property and only for those, inside the block,
-// parsing as a timeline. Every error is a *fileline.Error, at the line for broken JSON.
+// consistent: the shard in range, the flags those of a run (a family, properties that build,
+// nodes and a length check takes), the families and properties exactly those the flags imply,
+// each family's block where the shard's is, every count within the block, a counterexample for
+// each violated property and only for those, inside the block, parsing as a timeline, and no
+// control character in any text (a counterexample's timeline may have its newlines). Every
+// error is a *fileline.Error, at the line of the value it is about.
 func ParseShare(name string, data []byte) (*Share, error) {
 	s := &Share{name: name}
 	if err := decodeOne(data, s, true); err != nil {
 		return nil, jsonErr(name, data, err)
 	}
 	if err := s.check(); err != nil {
-		return nil, &fileline.Error{File: name, Err: err}
+		return nil, placed(name, data, err)
 	}
 	return s, nil
+}
+
+// pathError is what is wrong with the value at path in a JSON document (keys and indices from
+// the top, as fileline.JSONLine takes them).
+type pathError struct {
+	path []any
+	err  error
+}
+
+func (e *pathError) Error() string { return e.err.Error() }
+func (e *pathError) Unwrap() error { return e.err }
+
+// atPath places err at path.
+func atPath(err error, path ...any) error { return &pathError{path: path, err: err} }
+
+// atf places an error formatted as fmt.Errorf does at path.
+func atf(path []any, format string, args ...any) error {
+	return &pathError{path: path, err: fmt.Errorf(format, args...)}
+}
+
+// placed is err, about data read from file name, as a *fileline.Error at the line its
+// pathError names (line 0 without one).
+func placed(name string, data []byte, err error) *fileline.Error {
+	var pe *pathError
+	if errors.As(err, &pe) {
+		return &fileline.Error{File: name, Line: fileline.JSONLine(data, pe.path...), Err: err}
+	}
+	return &fileline.Error{File: name, Err: err}
+}
+
+// CheckText says what is wrong with s, a string read from a share a peer may have written,
+// for a text failsim prints or writes into a file: a control character (a newline included,
+// which would start a line of its own in a counterexample's header), a line or paragraph
+// separator, or a byte that is not UTF-8. keep lists the control characters the text may
+// hold (a timeline's "\n").
+func CheckText(s, keep string) error {
+	if !utf8.ValidString(s) {
+		return errors.New("not UTF-8 text")
+	}
+	for _, r := range s {
+		if (unicode.IsControl(r) || r == '\u2028' || r == '\u2029') && !strings.ContainsRune(keep, r) {
+			return fmt.Errorf("a control character (%U) in the text", r)
+		}
+	}
+	return nil
+}
+
+// checkText is CheckText of s, placed at path.
+func checkText(s string, path ...any) error {
+	if err := CheckText(s, ""); err != nil {
+		return atPath(fmt.Errorf("%q: %w", s, err), path...)
+	}
+	return nil
+}
+
+// planned is one family a run checks, with the properties it checks there, as an expect line
+// states them.
+type planned struct {
+	family     Family
+	properties []string
+}
+
+// plan returns the families a run with flags f checks, in order, with their properties: the
+// --property flags that apply to each (a family none applies to is left out), or without any,
+// the family's defaults and, with a workload, the workload's. It is what failsim check does
+// with its flags; an error names what no run takes.
+func (f Flags) plan() ([]planned, error) {
+	var fams []Family
+	if f.Family == "all" {
+		fams = []Family{Benign, Fatal, Mixed}
+	} else if fam, ok := ParseFamily(f.Family); ok {
+		fams = []Family{fam}
+	} else {
+		return nil, atPath(fmt.Errorf("family %q: want benign, fatal, mixed, partition or all", f.Family), "flags", "family")
+	}
+	var specs []property.Spec
+	for i, p := range f.Properties {
+		sp, err := property.ParseSpec(p)
+		if err != nil {
+			return nil, atPath(err, "flags", "properties", i)
+		}
+		applies := false
+		for _, fam := range fams {
+			applies = applies || fam.Applies(sp.Name)
+		}
+		switch {
+		case slices.ContainsFunc(specs, func(o property.Spec) bool { return o.Name == sp.Name }):
+			return nil, atf([]any{"flags", "properties", i}, "property %s is named twice", sp.Name)
+		case !applies:
+			return nil, atf([]any{"flags", "properties", i}, "property %s is not judged on %s traces", sp.Name, f.Family)
+		case property.NeedsWorkload(sp.Name) && f.Workload == "":
+			return nil, atf([]any{"flags", "properties", i}, "property %s judges a workload's writes: %w", sp.Name, ErrNoWorkload)
+		}
+		specs = append(specs, sp)
+	}
+	var out []planned
+	for _, fam := range fams {
+		var ps []property.Spec
+		for _, sp := range specs {
+			if fam.Applies(sp.Name) {
+				ps = append(ps, sp)
+			}
+		}
+		if len(specs) > 0 && len(ps) == 0 {
+			continue
+		}
+		if len(specs) == 0 {
+			ps = fam.Defaults()
+			if f.Workload != "" {
+				ps = append(ps, workloadDefaults(fam)...)
+			}
+		}
+		pl := planned{family: fam}
+		for _, sp := range ps {
+			pl.properties = append(pl.properties, sp.String())
+		}
+		out = append(out, pl)
+	}
+	return out, nil
+}
+
+// checkFlags says what no run of failsim check has among the flags.
+func (f Flags) check() error {
+	if err := checkText(f.Statemap, "flags", "statemap"); err != nil {
+		return err
+	}
+	if err := checkText(f.Out, "flags", "out"); err != nil {
+		return err
+	}
+	if f.Out == "" {
+		return atPath(errors.New(`out "": want the directory the run's --out named`), "flags", "out")
+	}
+	if f.Traces < 1 {
+		return atf([]any{"flags", "traces"}, "%d traces per family: want at least 1", f.Traces)
+	}
+	if f.Nodes < 1 || f.Nodes > timeline.MaxMembers {
+		return atf([]any{"flags", "nodes"}, "%d nodes: want 1 to %d", f.Nodes, timeline.MaxMembers)
+	}
+	if d, err := time.ParseDuration(f.Length); err != nil || d < time.Minute || d > 24*time.Hour || d.String() != f.Length {
+		return atf([]any{"flags", "length"}, "length %q: want a duration from 1m to 24h as failsim writes it (1h0m0s)", f.Length)
+	}
+	if f.Workload != "" {
+		if err := checkText(f.Workload, "flags", "workload"); err != nil {
+			return err
+		}
+		if _, err := ParseWorkload(f.Workload); err != nil {
+			return atf([]any{"flags", "workload"}, "workload %q: %w", f.Workload, err)
+		}
+	}
+	return nil
 }
 
 func (s *Share) check() error {
 	switch {
 	case s.Kind != ShareKind:
-		return fmt.Errorf("kind %q: not a %s", s.Kind, ShareKind)
+		return atf([]any{"kind"}, "kind %q: not a %s", s.Kind, ShareKind)
 	case s.Version != ShareVersion:
-		return fmt.Errorf("share format version %d: this failsim reads version %d", s.Version, ShareVersion)
+		return atf([]any{"version"}, "share format version %d: this failsim reads version %d", s.Version, ShareVersion)
 	case s.Shards < 1:
-		return fmt.Errorf("%d shards: want at least 1", s.Shards)
+		return atf([]any{"shards"}, "%d shards: want at least 1", s.Shards)
 	case s.Shard < 0 || s.Shard >= s.Shards:
-		return fmt.Errorf("shard %d of %d: want a shard from 0 to %d", s.Shard, s.Shards, s.Shards-1)
+		return atf([]any{"shard"}, "shard %d of %d: want a shard from 0 to %d", s.Shard, s.Shards, s.Shards-1)
+	}
+	if err := s.Flags.check(); err != nil {
+		return err
+	}
+	switch {
 	case s.Flags.Traces < s.Shards:
-		return fmt.Errorf("%d traces per family in %d shards: want at least one trace a shard", s.Flags.Traces, s.Shards)
+		return atf([]any{"flags", "traces"}, "%d traces per family in %d shards: want at least one trace a shard", s.Flags.Traces, s.Shards)
+	case len(s.Statemap) != 64 || strings.Trim(s.Statemap, "0123456789abcdef") != "":
+		return atf([]any{"statemap_sha256"}, "statemap_sha256 %q: want the 64 hex digits of a SHA-256", s.Statemap)
 	case len(s.Families) == 0:
-		return errors.New("no family")
+		return atPath(errors.New("no family"), "families")
+	}
+	plan, err := s.Flags.plan()
+	if err != nil {
+		return err
 	}
 	first, count := ShardRange(s.Shard, s.Shards, s.Flags.Traces)
-	for _, f := range s.Families {
+	for i, f := range s.Families {
+		fam := []any{"families", i}
+		if err := checkText(f.Family, "families", i, "family"); err != nil {
+			return err
+		}
 		if _, ok := ParseFamily(f.Family); !ok {
-			return fmt.Errorf("family %q: want benign, fatal or mixed", f.Family)
+			return atf(append(fam, "family"), "family %q: want benign, fatal, mixed or partition", f.Family)
+		}
+		if i >= len(plan) || f.Family != plan[i].family.String() {
+			return atf(append(fam, "family"), "families %s: a run with --family %s checks %s", blockNames(s.Families), s.Flags.Family, planNames(plan))
 		}
 		if f.First != first || f.Traces != count {
-			return fmt.Errorf("%s: traces %d to %d: shard %d of %d judges traces %d to %d", f.Family, f.First, f.First+f.Traces-1, s.Shard, s.Shards, first, first+count-1)
+			return atf(append(fam, "first"), "%s: traces %d to %d: shard %d of %d judges traces %d to %d", f.Family, f.First, f.First+f.Traces-1, s.Shard, s.Shards, first, first+count-1)
 		}
 		if len(f.Properties) == 0 {
-			return fmt.Errorf("%s: no property", f.Family)
+			return atf(append(fam, "properties"), "%s: no property", f.Family)
 		}
-		for i := range f.Properties {
-			p := &f.Properties[i]
+		var got []string
+		for k := range f.Properties {
+			p := &f.Properties[k]
+			pp := append(fam[:2:2], "properties", k)
+			if err := checkText(p.Property, append(pp, "property")...); err != nil {
+				return err
+			}
 			if _, err := p.Spec(); err != nil {
-				return fmt.Errorf("%s: %w", f.Family, err)
+				return atPath(fmt.Errorf("%s: %w", f.Family, err), append(pp, "property")...)
 			}
-			c := p.Counterexample
-			switch {
-			case p.Traces != f.Traces:
-				return fmt.Errorf("%s: %s judged %d traces, not the block's %d", f.Family, p.Property, p.Traces, f.Traces)
-			case p.Violated < 0 || p.Violated > p.Traces:
-				return fmt.Errorf("%s: %s violated in %d of %d traces", f.Family, p.Property, p.Violated, p.Traces)
-			case p.Violated > 0 && c == nil:
-				return fmt.Errorf("%s: %s violated in %d traces, with no counterexample", f.Family, p.Property, p.Violated)
-			case p.Violated == 0 && c != nil:
-				return fmt.Errorf("%s: %s held, with a counterexample", f.Family, p.Property)
-			case c == nil:
-				continue
-			case c.Trace < f.First || c.Trace >= f.First+f.Traces:
-				return fmt.Errorf("%s: %s's counterexample is trace %d, outside the block", f.Family, p.Property, c.Trace)
-			case c.Events < 0 || c.Nodes < 0 || c.Replays < 0:
-				return fmt.Errorf("%s: %s's counterexample counts less than nothing", f.Family, p.Property)
+			got = append(got, p.Property)
+		}
+		if !slices.Equal(got, plan[i].properties) {
+			return atf(append(fam, "properties"), "%s: properties %s: a run with these flags checks %s", f.Family, strings.Join(got, ", "), strings.Join(plan[i].properties, ", "))
+		}
+		for k := range f.Properties {
+			if err := f.checkProperty(k, append(fam[:2:2], "properties", k)); err != nil {
+				return err
 			}
-			if _, err := c.Shrunk(s.name); err != nil {
-				return fmt.Errorf("%s: %s's counterexample: %w", f.Family, p.Property, err)
+		}
+	}
+	if len(s.Families) < len(plan) {
+		return atf([]any{"families"}, "families %s: a run with --family %s checks %s", blockNames(s.Families), s.Flags.Family, planNames(plan))
+	}
+	for i, f := range s.Families {
+		for k := range f.Properties {
+			if c := f.Properties[k].Counterexample; c != nil {
+				if _, err := c.Shrunk(s.name); err != nil {
+					return atPath(fmt.Errorf("%s: %s's counterexample: %w", f.Family, f.Properties[k].Property, err), "families", i, "properties", k, "counterexample", "timeline")
+				}
 			}
 		}
 	}
 	return nil
 }
 
-// Merge adds the shares of every shard of one run up to what the run finds on each family:
-// the traces and violations summed, and each property's counterexample the one of the lowest
-// trace index. It refuses shares of different runs (other flags, another statemap, another
-// number of shards), a shard given twice, and a shard missing. Every share must come from
-// ParseShare.
-func Merge(shares []*Share) ([]Outcome, error) {
-	if len(shares) == 0 {
+// checkProperty checks property k of family block f, at path pp.
+func (f *ShareFamily) checkProperty(k int, pp []any) error {
+	p := &f.Properties[k]
+	c := p.Counterexample
+	ce := append(pp[:len(pp):len(pp)], "counterexample")
+	switch {
+	case p.Traces != f.Traces:
+		return atf(append(pp, "traces"), "%s: %s judged %d traces, not the block's %d", f.Family, p.Property, p.Traces, f.Traces)
+	case p.Violated < 0 || p.Violated > p.Traces:
+		return atf(append(pp, "violated"), "%s: %s violated in %d of %d traces", f.Family, p.Property, p.Violated, p.Traces)
+	case p.Violated > 0 && c == nil:
+		return atf(append(pp, "violated"), "%s: %s violated in %d traces, with no counterexample", f.Family, p.Property, p.Violated)
+	case p.Violated == 0 && c != nil:
+		return atf(ce, "%s: %s held, with a counterexample", f.Family, p.Property)
+	case c == nil:
+		return nil
+	case c.Trace < f.First || c.Trace >= f.First+f.Traces:
+		return atf(append(ce, "trace"), "%s: %s's counterexample is trace %d, outside the block", f.Family, p.Property, c.Trace)
+	case c.Events < 0 || c.Nodes < 0 || c.Replays < 0:
+		return atf(ce, "%s: %s's counterexample counts less than nothing", f.Family, p.Property)
+	case c.Nodes > timeline.MaxMembers:
+		return atf(append(ce, "nodes"), "%s: %s's counterexample has %d nodes: a cluster has at most %d members", f.Family, p.Property, c.Nodes, timeline.MaxMembers)
+	case c.File != "":
+		return atf(append(ce, "file"), "%s: %s's counterexample names a file: a share writes none", f.Family, p.Property)
+	}
+	for _, t := range []struct{ key, text string }{{"why", c.Why}, {"shrunk_why", c.ShrunkWhy}} {
+		if err := checkText(t.text, append(ce, t.key)...); err != nil {
+			return fmt.Errorf("%s: %s's counterexample: %w", f.Family, p.Property, err)
+		}
+	}
+	if err := CheckText(c.Timeline, "\n\t"); err != nil {
+		return atPath(fmt.Errorf("%s: %s's counterexample: timeline: %w", f.Family, p.Property, err), append(ce, "timeline")...)
+	}
+	return nil
+}
+
+func blockNames(fs []ShareFamily) string {
+	var s []string
+	for _, f := range fs {
+		s = append(s, f.Family)
+	}
+	return strings.Join(s, ", ")
+}
+
+func planNames(plan []planned) string {
+	var s []string
+	for _, p := range plan {
+		s = append(s, p.family.String())
+	}
+	return strings.Join(s, ", ")
+}
+
+// Merger adds up the shares of one run as they are read, one at a time: it keeps the sums and
+// each property's counterexample of the lowest trace index, not the shares, so a merge holds
+// one share's worth of memory whatever their number. It refuses a share of another run (other
+// flags, another statemap, another number of shards) and a shard given twice as soon as it is
+// added, and a shard missing at the end. The zero Merger is ready.
+type Merger struct {
+	name   string // the first share's file
+	shards int
+	flags  Flags
+	digest string
+	out    []Outcome
+	seen   map[int]string // shard: its file
+}
+
+// Add adds share s, from ParseShare.
+func (m *Merger) Add(s *Share) error {
+	if m.seen == nil {
+		m.name, m.shards, m.flags, m.digest, m.seen = s.name, s.Shards, s.Flags, s.Statemap, map[int]string{}
+		for _, f := range s.Families {
+			m.out = append(m.out, Outcome{Family: f.Family, Properties: slices.Clone(f.Properties)})
+		}
+	}
+	refuse := func(path []any, format string, args ...any) error {
+		return &fileline.Error{File: s.name, Err: atf(path, format, args...)}
+	}
+	switch {
+	case s.Shards != m.shards:
+		return refuse([]any{"shards"}, "a share of %d shards, %s of %d: not one run", s.Shards, m.name, m.shards)
+	case !slices.Equal(s.Flags.list(), m.flags.list()):
+		diff, key := flagDiff(s.Flags, m.flags, m.name)
+		return refuse([]any{"flags", key}, "another run's share: %s", diff)
+	case s.Statemap != m.digest:
+		return refuse([]any{"statemap_sha256"}, "another run's share: its statemap's rules differ from %s's", m.name)
+	case m.seen[s.Shard] != "":
+		return refuse([]any{"shard"}, "shard %d of %d again, as in %s", s.Shard, s.Shards, m.seen[s.Shard])
+	case len(s.Families) != len(m.out):
+		return refuse([]any{"families"}, "other families or properties than %s's: not one run", m.name)
+	}
+	for i, f := range s.Families {
+		if f.Family != m.out[i].Family || len(f.Properties) != len(m.out[i].Properties) {
+			return refuse([]any{"families", i}, "other families or properties than %s's: not one run", m.name)
+		}
+		for k, p := range f.Properties {
+			if p.Property != m.out[i].Properties[k].Property {
+				return refuse([]any{"families", i, "properties", k}, "other families or properties than %s's: not one run", m.name)
+			}
+		}
+	}
+	first := len(m.seen) == 0
+	m.seen[s.Shard] = s.name
+	for i, f := range s.Families {
+		o := &m.out[i]
+		o.Traces += f.Traces
+		if first {
+			continue // its properties are o's already
+		}
+		for k, p := range f.Properties {
+			q := &o.Properties[k]
+			q.Traces += p.Traces
+			q.Violated += p.Violated
+			if c := p.Counterexample; c != nil && (q.Counterexample == nil || c.Trace < q.Counterexample.Trace) {
+				q.Counterexample = c
+			}
+		}
+	}
+	return nil
+}
+
+// Outcomes returns what the run found on each family, once every shard's share was added.
+func (m *Merger) Outcomes() ([]Outcome, error) {
+	if m.seen == nil {
 		return nil, errors.New("no share to merge")
 	}
-	a := shares[0]
-	byShard := make([]*Share, a.Shards)
-	for _, s := range shares {
+	if len(m.seen) < m.shards {
+		return nil, fmt.Errorf("%s missing: a merge needs the share of every shard", Missing(slices.Collect(maps.Keys(m.seen)), m.shards))
+	}
+	return m.out, nil
+}
+
+// Flags returns the run's flags, and Digest its statemap's, from the first share added.
+func (m *Merger) Flags() Flags { return m.flags }
+
+// Digest is the SHA-256 of the run's statemap's rules (check.Digest), from the first share.
+func (m *Merger) Digest() string { return m.digest }
+
+// Missing names the shards of n that are not in have, for a message: "shard 2 of 3", "shard 0,
+// 2 of 3", or with ranges and at most ten of them, "shard 3 to 9999999 of 10000000 (9999997
+// shards)". It takes the time and memory of have, whatever n.
+func Missing(have []int, n int) string {
+	have = slices.Clone(have)
+	slices.Sort(have)
+	have = slices.Compact(have)
+	var parts []string
+	missing, ranges, next := 0, 0, 0
+	add := func(from, to int) { // the shards from to to-1
+		if from >= to {
+			return
+		}
+		missing += to - from
+		ranges++
 		switch {
-		case s.Shards != a.Shards:
-			return nil, fmt.Errorf("%s: a share of %d shards, %s of %d: not one run", s.name, s.Shards, a.name, a.Shards)
-		case !slices.Equal(s.Flags.list(), a.Flags.list()):
-			return nil, fmt.Errorf("%s: another run's share: %s", s.name, flagDiff(s.Flags, a.Flags, a.name))
-		case s.Statemap != a.Statemap:
-			return nil, fmt.Errorf("%s: another run's share: its statemap's rules differ from %s's", s.name, a.name)
-		case byShard[s.Shard] != nil:
-			return nil, fmt.Errorf("%s: shard %d of %d again, as in %s", s.name, s.Shard, s.Shards, byShard[s.Shard].name)
-		}
-		byShard[s.Shard] = s
-	}
-	var missing []string
-	for k, s := range byShard {
-		if s == nil {
-			missing = append(missing, fmt.Sprint(k))
+		case ranges > 10:
+		case to-from == 1:
+			parts = append(parts, fmt.Sprint(from))
+		default:
+			parts = append(parts, fmt.Sprintf("%d to %d", from, to-1))
 		}
 	}
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("shard %s of %d missing: a merge needs the share of every shard", strings.Join(missing, ", "), a.Shards)
-	}
-	var out []Outcome
-	for i, f := range byShard[0].Families {
-		o := Outcome{Family: f.Family, Properties: slices.Clone(f.Properties)}
-		for _, s := range byShard {
-			if len(s.Families) != len(a.Families) || s.Families[i].Family != f.Family || len(s.Families[i].Properties) != len(f.Properties) {
-				return nil, fmt.Errorf("%s: other families or properties than %s's: not one run", s.name, byShard[0].name)
-			}
-			sf := s.Families[i]
-			o.Traces += sf.Traces
-			for k, p := range sf.Properties {
-				if p.Property != f.Properties[k].Property {
-					return nil, fmt.Errorf("%s: other families or properties than %s's: not one run", s.name, byShard[0].name)
-				}
-				if s == byShard[0] {
-					continue
-				}
-				q := &o.Properties[k]
-				q.Traces += p.Traces
-				q.Violated += p.Violated
-				if q.Counterexample == nil {
-					q.Counterexample = p.Counterexample
-				}
-			}
+	for _, k := range have {
+		if k < 0 || k >= n {
+			continue
 		}
-		out = append(out, o)
+		add(next, k)
+		next = k + 1
 	}
-	return out, nil
+	add(next, n)
+	s := "shard " + strings.Join(parts, ", ")
+	if ranges > 10 {
+		s += fmt.Sprintf(" and %d more", ranges-10)
+	}
+	s += fmt.Sprintf(" of %d", n)
+	if missing > len(parts) {
+		s += fmt.Sprintf(" (%d shards)", missing)
+	}
+	return s
+}
+
+// Merge adds the shares of every shard of one run up to what the run finds on each family:
+// the traces and violations summed, and each property's counterexample the one of the lowest
+// trace index, as a Merger does. Every share must come from ParseShare.
+func Merge(shares []*Share) ([]Outcome, error) {
+	var m Merger
+	for _, s := range shares {
+		if err := m.Add(s); err != nil {
+			return nil, err
+		}
+	}
+	return m.Outcomes()
 }
 
 // list is every flag, by name, with its value as the command line gives it.
@@ -260,13 +573,29 @@ func (f Flags) list() [][2]string {
 		{"seed", fmt.Sprint(f.Seed)}, {"out", f.Out}, {"nodes", fmt.Sprint(f.Nodes)}, {"length", f.Length}, {"workload", f.Workload}}
 }
 
-// flagDiff names the first flag a and b differ in: "--seed 2 where a.json has 1".
-func flagDiff(a, b Flags, bName string) string {
+// flagDiff names the first flag a and b differ in, "--seed 2 where a.json has 1", and its key
+// in a share's flags.
+func flagDiff(a, b Flags, bName string) (string, string) {
 	bl := b.list()
 	for i, x := range a.list() {
 		if x != bl[i] {
-			return fmt.Sprintf("--%s %s where %s has %s", x[0], x[1], bName, bl[i][1])
+			key := x[0]
+			if key == "property" {
+				key = "properties"
+			}
+			return fmt.Sprintf("--%s %s where %s has %s", x[0], x[1], bName, bl[i][1]), key
 		}
 	}
-	return "the same flags"
+	return "the same flags", ""
+}
+
+// Locate places err, a refusal of Merger.Add about the share read from data, at the line of
+// the value it is about; another error is returned as it is.
+func Locate(err error, data []byte) error {
+	var fe *fileline.Error
+	var pe *pathError
+	if errors.As(err, &fe) && fe.Line == 0 && errors.As(fe.Err, &pe) {
+		return &fileline.Error{File: fe.File, Line: fileline.JSONLine(data, pe.path...), Err: fe.Err}
+	}
+	return err
 }

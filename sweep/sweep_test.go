@@ -333,13 +333,13 @@ func TestMergeErrors(t *testing.T) {
 	}{
 		{nil, "the shares do not make one run: no share given"},
 		{[]ShareFile{s0}, "the shares do not make one run: shard 1 of 2 missing"},
-		{[]ShareFile{s0, s0}, "the shares do not make one run: shard 0 of 2 is given twice: sweep-shard-0-of-2.json and sweep-shard-0-of-2.json"},
-		{[]ShareFile{s0, three}, "the shares do not make one run: sweep-shard-1-of-3.json is shard 1 of 3, sweep-shard-0-of-2.json of 2"},
-		{[]ShareFile{s0, other}, "the shares do not make one run: other.json is of another run than sweep-shard-0-of-2.json: its seed differ"},
+		{[]ShareFile{s0, s0}, "sweep-shard-0-of-2.json:18: the shares do not make one run: shard 0 of 2 is given twice: sweep-shard-0-of-2.json and sweep-shard-0-of-2.json"},
+		{[]ShareFile{s0, three}, "sweep-shard-1-of-3.json:19: the shares do not make one run: shard 1 of 3, sweep-shard-0-of-2.json of 2"},
+		{[]ShareFile{s0, other}, "other.json:11: the shares do not make one run: another run than sweep-shard-0-of-2.json: its seed differ"},
 		{[]ShareFile{s0, broken}, "broken.json:3: broken JSON: invalid character ',' looking for beginning of object key string"},
 		{[]ShareFile{typed, s1}, "typed.json:3: shard: want a JSON int, got string"},
 		{[]ShareFile{cut}, "cut.json:3: broken JSON: unexpected EOF"},
-		{[]ShareFile{alien}, `check.json: kind "failsim-check-share": not a failsim sweep share (kind "failsim-sweep-share")`},
+		{[]ShareFile{alien}, `check.json:1: kind "failsim-check-share": not a failsim sweep share (kind "failsim-sweep-share")`},
 		{[]ShareFile{unknown}, `unknown.json: json: unknown field "colour"`},
 		{[]ShareFile{two}, "two.json:70: more than one JSON value"},
 	} {
@@ -543,17 +543,17 @@ func TestMergeTampered(t *testing.T) {
 		mod  func(s0, s1 *Share)
 		want string
 	}{
-		{func(s0, s1 *Share) { s1.Shard = 5 }, "s1.json: shard 5 of 2: want 0 <= shard < of"},
-		{func(s0, s1 *Share) { s0.InForce = 99 }, "s0.json: 3 points with the one in force at 99: want in force among them"},
-		{func(s0, s1 *Share) { s1.Computed[0].Index = 0 }, "s1.json: point 0 is not one of shard 1 of 2's"},
-		{func(s0, s1 *Share) { s1.FatalFaults = []string{"freeze"} }, "the shares do not make one run: s1.json is of another run than s0.json: its points differ"},
-		{func(s0, s1 *Share) { s0.Points, s1.Points = 7, 7 }, "the shares do not make one run: 7 points for a grid of 3"},
-		{func(s0, s1 *Share) { s0.Computed[0].Values = []int64{9} }, "the shares do not make one run: point 0 has values [9], the grid's are [0]"},
-		{func(s0, s1 *Share) { s0.Computed = s0.Computed[1:] }, "the shares do not make one run: point 0 is in no share"},
-		{func(s0, s1 *Share) { s0.Computed = append(s0.Computed, s0.Computed[0]) }, "the shares do not make one run: point 0 is given twice"},
+		{func(s0, s1 *Share) { s1.Shard = 5 }, "s1.json:18: shard 5 of 2: want 0 <= shard < of"},
+		{func(s0, s1 *Share) { s0.InForce = 99 }, "s0.json:20: 3 points with the one in force at 99: want in force among them"},
+		{func(s0, s1 *Share) { s1.Computed[0].Index = 0 }, "s1.json:29: point 0 is not one of shard 1 of 2's"},
+		{func(s0, s1 *Share) { s1.FatalFaults = []string{"freeze"} }, "s1.json:22: the shares do not make one run: another run than s0.json: its points differ"},
+		{func(s0, s1 *Share) { s0.Points, s1.Points = 7, 7 }, "s0.json:21: 7 points for a grid of 3: want 3, or 4 with the point in force off the grid"},
+		{func(s0, s1 *Share) { s0.Computed[0].Values = []int64{9} }, "s0.json:30: point 0 has values [9], the grid's are [0]"},
+		{func(s0, s1 *Share) { s0.Computed = s0.Computed[1:] }, "s0.json:27: 1 points computed: shard 0 of 2 computes 2 of the 3"},
+		{func(s0, s1 *Share) { s0.Computed = append(s0.Computed, s0.Computed[0]) }, "s0.json:27: 3 points computed: shard 0 of 2 computes 2 of the 3"},
 		{func(s0, s1 *Share) { s0.Run.Vary, s1.Run.Vary = []string{"x"}, []string{"x"} },
-			`the shares do not make one run: --vary "x": want NAME=FROM..TO[:STEP], e.g. login_response_timeout.threshold=1..12`},
-		{func(s0, s1 *Share) { s1.Run.Seed, s1.Run.Nodes = 7, 3 }, "the shares do not make one run: s1.json is of another run than s0.json: its nodes, seed differ"},
+			`s0.json:5: --vary "x": want NAME=FROM..TO[:STEP], e.g. login_response_timeout.threshold=1..12`},
+		{func(s0, s1 *Share) { s1.Run.Seed, s1.Run.Nodes = 7, 3 }, "s1.json:12: the shares do not make one run: another run than s0.json: its nodes, seed differ"},
 	} {
 		_, err := MergeShares(tampered(tc.mod))
 		if err == nil || err.Error() != tc.want {

@@ -77,7 +77,9 @@ auto/N reads K from JOB_COMPLETION_INDEX, as a Kubernetes Indexed Job sets it), 
 check-shard-K-of-N.json to --out and exits 0; 'failsim merge' joins the N shares into what one
 run prints, with its exit status.`,
 		Args: noArgs("name the statemap with --statemap FILE"),
-		RunE: func(c *cobra.Command, _ []string) error { return m.runCheck(c.Context(), &o) },
+		RunE: func(c *cobra.Command, _ []string) error {
+			return m.checkedStdout(func(m *Main) error { return m.runCheck(c.Context(), &o) })
+		},
 	}
 	f := c.Flags()
 	statemapVar(c, &o.statemap, "statemap override `FILE` to check (default: the shipped defaults)")

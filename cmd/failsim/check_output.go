@@ -50,6 +50,7 @@ type checkOutput struct {
 	digest   string
 	json     bool
 	junit    string
+	dir      string // where the counterexamples go; "" for flags.Out (a merge's may differ)
 	outcomes []check.Outcome
 }
 
@@ -67,7 +68,11 @@ func (w *checkOutput) family(o check.Outcome) error {
 		if p.Counterexample == nil {
 			continue
 		}
-		path, err := writeCounterexample(o.Family, p, w.flags)
+		flags := w.flags
+		if w.dir != "" {
+			flags.Out = w.dir
+		}
+		path, err := writeCounterexample(o.Family, p, flags)
 		if err != nil {
 			return err
 		}

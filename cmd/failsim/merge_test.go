@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/xml"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -212,5 +214,167 @@ func TestMergeExitCodes(t *testing.T) {
 		if got := (&Main{Stdin: bytes.NewReader(nil), Stdout: &out, Stderr: &errOut}).Exit(context.Background(), c.args); got != c.want {
 			t.Errorf("failsim %v: exit %d, want %d\n%s", c.args, got, c.want, errOut.String())
 		}
+	}
+}
+
+// runCode runs failsim with args in dir and returns its stdout, stderr and exit code.
+func runCode(t *testing.T, dir string, args ...string) (string, string, int) {
+	t.Helper()
+	t.Chdir(dir)
+	var out, errOut bytes.Buffer
+	code := (&Main{Stdin: bytes.NewReader(nil), Stdout: &out, Stderr: &errOut}).Exit(context.Background(), args)
+	return out.String(), errOut.String(), code
+}
+
+// twoShares writes the two shares of a benign run under the aggressive statemap (which
+// violates no-false-failover) to dir/s and returns their text.
+func twoShares(t *testing.T, dir string) [2]string {
+	t.Helper()
+	sm := mustAbs(t, "../../conf/examples/aggressive.properties")
+	var shares [2]string
+	for k := range 2 {
+		if _, code := runIn(t, dir, "check", "--statemap", sm, "--family", "benign", "--traces", "20", "--out", "s", "--shard", fmt.Sprintf("%d/2", k)); code != 0 {
+			t.Fatalf("shard %d/2 exit %d, want 0", k, code)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "s", fmt.Sprintf("check-shard-%d-of-2.json", k)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		shares[k] = string(b)
+	}
+	return shares
+}
+
+// TestMergeRefusesWhatASharePicks: a share does not choose where merge writes nor what goes
+// into a counterexample's header: an absolute or .. --out, a control character in a path or a
+// verdict's text, an empty --out, and a huge shard count are refused at the share's line, exit
+// 2, with nothing printed and nothing written; -o DIR takes the counterexamples instead.
+func TestMergeRefusesWhatASharePicks(t *testing.T) {
+	dir := t.TempDir()
+	shares := twoShares(t, dir)
+	evil := filepath.Join(t.TempDir(), "evil")
+	for _, c := range []struct {
+		name, old, new, want string
+	}{
+		{"absolute", `"out": "s"`, `"out": "` + evil + `"`, `:12: the run's --out "` + evil + `" is an absolute path`},
+		{"dotdot", `"out": "s"`, `"out": "../evil"`, `:12: the run's --out "../evil" leaves the current directory (..)`},
+		{"inner dotdot", `"out": "s"`, `"out": "s/../../evil"`, `leaves the current directory (..)`},
+		{"control", `"out": "s"`, `"out": "odd\ndir\u0001"`, `:12: "odd\ndir\x01": a control character (U+000A) in the text`},
+		{"empty", `"out": "s"`, `"out": ""`, `:12: out "": want the directory the run's --out named`},
+		{"why", `"why": "`, `"why": "x\ncluster evil:master\n`, `: a control character (U+000A) in the text`},
+		{"junit breaker", `"shrunk_why": "`, `"shrunk_why": "\u0001`, `a control character (U+0001) in the text`},
+		{"huge", `"shards": 2,`, `"shards": 10000000,`, `shard 1 to 9999999 of 10000000 (9999999 shards) missing`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			files := [2]string{strings.Replace(shares[0], c.old, c.new, -1), strings.Replace(shares[1], c.old, c.new, -1)}
+			if c.name == "huge" {
+				files[0] = strings.Replace(files[0], `"traces": 20,`, `"traces": 100000000,`, 1) // shard 0's block is still traces 0 to 9
+				files = [2]string{files[0], ""}
+			}
+			if files[0] == shares[0] {
+				t.Fatalf("%q is not in the share", c.old)
+			}
+			work := t.TempDir()
+			var args []string
+			for k, f := range files {
+				if f == "" {
+					continue
+				}
+				name := fmt.Sprintf("share-%d.json", k)
+				if err := os.WriteFile(filepath.Join(work, name), []byte(f), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				args = append(args, name)
+			}
+			stdout, stderr, code := runCode(t, work, append([]string{"merge", "--junit", "junit.xml"}, args...)...)
+			if code != 2 || !strings.Contains(stderr, c.want) || stdout != "" {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit 2, nothing on stdout, and %s", code, stdout, stderr, c.want)
+			}
+			if len(stderr) > 1000 {
+				t.Errorf("a %d-byte message", len(stderr))
+			}
+			if got := readDir(t, work); len(got) != len(args) {
+				t.Errorf("the merge wrote files: %v", slices.Collect(maps.Keys(got)))
+			}
+			if _, err := os.Lstat(evil); err == nil {
+				t.Errorf("the merge wrote %s", evil)
+			}
+		})
+	}
+	// -o DIR: the counterexamples go there, whatever the share's --out says.
+	work := t.TempDir()
+	for k, f := range shares {
+		f = strings.Replace(f, `"out": "s"`, `"out": "`+evil+`"`, 1)
+		if err := os.WriteFile(filepath.Join(work, fmt.Sprintf("share-%d.json", k)), []byte(f), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, code := runIn(t, work, "merge", "-o", "ce", "share-0.json", "share-1.json")
+	if code != 1 || !strings.Contains(out, "reproduce: failsim replay ce/check-no-false-failover-seed1-trace0.timeline") {
+		t.Errorf("merge -o ce: exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(work, "ce", "check-no-false-failover-seed1-trace0.timeline")); err != nil {
+		t.Error(err)
+	}
+	if _, err := os.Lstat(evil); err == nil {
+		t.Errorf("the merge wrote %s", evil)
+	}
+}
+
+// TestMergeJudgesEachShareAsRead: a shard given twice stops the merge at the second file, before
+// the files after it are read (100 hard links to one share; the last a file that is not there).
+func TestMergeJudgesEachShareAsRead(t *testing.T) {
+	dir := t.TempDir()
+	twoShares(t, dir)
+	args := []string{"merge", "s/check-shard-0-of-2.json"}
+	for i := range 100 {
+		link := filepath.Join("s", fmt.Sprintf("link-%d.json", i))
+		if err := os.Link(filepath.Join(dir, "s", "check-shard-0-of-2.json"), filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, link)
+	}
+	args = append(args, "nosuch.json")
+	_, stderr, code := runCode(t, dir, args...)
+	if want := "failsim: error: s/link-0.json:4: shard 0 of 2 again, as in s/check-shard-0-of-2.json\n"; code != 2 || !strings.HasPrefix(stderr, want) {
+		t.Errorf("exit %d, %s\nwant exit 2, %s", code, stderr, want)
+	}
+}
+
+// TestMergeStdoutFull: a merge (and a check) whose standard output cannot be written says so
+// and exits 2, on a real /dev/full, instead of exiting 0 or 1 with nothing said.
+func TestMergeStdoutFull(t *testing.T) {
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skipf("no /dev/full: %v", err)
+	}
+	defer full.Close()
+	dir := t.TempDir()
+	twoShares(t, dir)
+	for _, args := range [][]string{
+		{"merge", "s/check-shard-0-of-2.json", "s/check-shard-1-of-2.json"},
+		{"merge", "--format", "json", "s/check-shard-0-of-2.json", "s/check-shard-1-of-2.json"},
+		{"check", "--family", "benign", "--traces", "5"},
+	} {
+		t.Chdir(dir)
+		var errOut bytes.Buffer
+		code := (&Main{Stdin: bytes.NewReader(nil), Stdout: full, Stderr: &errOut}).Exit(context.Background(), args)
+		if want := "failsim: error: writing standard output: write /dev/full: no space left on device\n"; code != 2 || errOut.String() != want {
+			t.Errorf("failsim %v > /dev/full: exit %d, %q; want exit 2, %q", args, code, errOut.String(), want)
+		}
+	}
+}
+
+// TestMergeCapsTheTotal: the shares of one merge are read up to a total (1 GiB; lowered here
+// to under two shares), past which the merge stops at the file that crosses it, exit 2.
+func TestMergeCapsTheTotal(t *testing.T) {
+	dir := t.TempDir()
+	shares := twoShares(t, dir)
+	defer func(was int64) { mergeMax = was }(mergeMax)
+	mergeMax = int64(len(shares[0]) + len(shares[1]) - 1)
+	_, stderr, code := runCode(t, dir, "merge", "s/check-shard-0-of-2.json", "s/check-shard-1-of-2.json")
+	want := fmt.Sprintf("failsim: error: s/check-shard-1-of-2.json: the shares up to it are %d bytes, more than the %d one merge reads\n", mergeMax+1, mergeMax)
+	if code != 2 || !strings.HasPrefix(stderr, want) {
+		t.Errorf("exit %d, %s\nwant exit 2, %s", code, stderr, want)
 	}
 }

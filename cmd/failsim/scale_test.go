@@ -57,7 +57,7 @@ func TestScaleDocMatchesScript(t *testing.T) {
 		"completionMode: Indexed",
 		"- auto/100\n",
 		"--shard ${{ matrix.shard }}/20",
-		"failsim merge --junit /shares/junit.xml /shares/check-shard-*-of-100.json",
+		"failsim merge -o /shares --junit /shares/junit.xml /shares/check-shard-*-of-100.json",
 		"failsim merge --junit shares/junit.xml shares/check-shard-*-of-20.json",
 	} {
 		if !strings.Contains(string(doc), s) {
