@@ -300,7 +300,7 @@ func writeCounterexample(family string, p *check.PropertyOutcome, flags check.Fl
 	header := []string{
 		fmt.Sprintf("failsim check counterexample: %s trace %d of seed %d violates %s.", family, c.Trace, seed, spec),
 		fmt.Sprintf("As generated (%s on %s): %s", check.Plural(c.Events, "event"), check.Plural(c.Nodes, "node"), c.Why),
-		fmt.Sprintf("Shrunk in %d replays to %s on %s: %s", c.Replays, check.Plural(len(shrunk.Events), "event"), check.Plural(len(shrunk.Nodes), "node"), c.ShrunkWhy),
+		fmt.Sprintf("Shrunk in %d replays to %s on %s: %s", c.Replays, check.Plural(check.Events(shrunk), "event"), check.Plural(len(shrunk.Nodes), "node"), c.ShrunkWhy),
 		"Reproduce: failsim replay " + path,
 	}
 	if err := output.WriteFile(path, check.Timeline(shrunk, header, ref, spec), smPath); err != nil {
