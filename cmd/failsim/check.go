@@ -138,6 +138,9 @@ func (m *Main) runCheck(ctx context.Context, o *checkFlags) error {
 	if o.nodes < 1 {
 		return usageErr(fmt.Errorf("--nodes %d: want at least 1", o.nodes), "")
 	}
+	if err := nodesFit(o.nodes, families...); err != nil {
+		return err
+	}
 	if o.length < time.Minute || o.length > 24*time.Hour {
 		return usageErr(fmt.Errorf("--length %s: want a duration from 1m to 24h", o.length), "")
 	}
@@ -255,6 +258,16 @@ func (m *Main) runCheck(ctx context.Context, o *checkFlags) error {
 		return nil
 	}
 	return out.finish()
+}
+
+// nodesFit refuses (exit 2) a --nodes more than a trace of one of families may have.
+func nodesFit(nodes int, families ...check.Family) error {
+	for _, f := range families {
+		if err := f.CheckNodes(nodes); err != nil {
+			return usageErr(fmt.Errorf("--nodes %d: %w", nodes, err), fmt.Sprintf("give --nodes from 1 to %d", f.MaxNodes()))
+		}
+	}
+	return nil
 }
 
 // propertyHint says which family a property is judged on.

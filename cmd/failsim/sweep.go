@@ -147,6 +147,13 @@ func (m *Main) runSweep(ctx context.Context, o *sweepFlags, args []string) error
 	if o.nodes < 1 {
 		return usageErr(fmt.Errorf("--nodes %d: want at least 1", o.nodes), "")
 	}
+	families := []check.Family{check.Benign, check.Fatal}
+	if cfg.Partition > 0 {
+		families = []check.Family{check.Partition}
+	}
+	if err := nodesFit(o.nodes, families...); err != nil {
+		return err
+	}
 	if o.length < time.Minute || o.length > 24*time.Hour {
 		return usageErr(fmt.Errorf("--length %s: want a duration from 1m to 24h", o.length), "")
 	}
