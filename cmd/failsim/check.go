@@ -209,10 +209,15 @@ func (m *Main) runCheck(ctx context.Context, o *checkFlags) error {
 		flags.Properties = append(flags.Properties, sp.Name)
 	}
 	out := &checkOutput{m: m, flags: flags, digest: check.Digest(sm), json: format == report.JSON, junit: o.junit}
-	out.start()
+	stdout := out.stdout()
+	if err := out.start(); err != nil {
+		return err
+	}
 	if shards > 0 {
 		first, n := check.ShardRange(shard, shards, o.traces)
-		fmt.Fprintf(m.Stdout, "shard %d of %d: traces %d to %d of each family\n", shard, shards, first, first+n-1)
+		if _, err := fmt.Fprintf(stdout, "shard %d of %d: traces %d to %d of each family\n", shard, shards, first, first+n-1); err != nil {
+			return err
+		}
 	}
 	var share []check.ShareFamily
 	for _, cfg := range runs {
@@ -229,7 +234,7 @@ func (m *Main) runCheck(ctx context.Context, o *checkFlags) error {
 		if err != nil {
 			if ctx.Err() != nil {
 				if !out.json {
-					fmt.Fprintf(m.Stdout, "\n%s:\n  interrupted after %d of %d traces: no verdict\n", f, done.Load(), cfg.Traces)
+					fmt.Fprintf(stdout, "\n%s:\n  interrupted after %d of %d traces: no verdict\n", f, done.Load(), cfg.Traces)
 				}
 				return interrupted(ctx, "check")
 			}
@@ -254,8 +259,8 @@ func (m *Main) runCheck(ctx context.Context, o *checkFlags) error {
 		if err := output.WriteFile(path, s.Marshal()); err != nil {
 			return fmt.Errorf("share: %w", err)
 		}
-		fmt.Fprintf(m.Stdout, "wrote %s: join every shard's share with 'failsim merge'\n", path)
-		return nil
+		_, err := fmt.Fprintf(stdout, "wrote %s: join every shard's share with 'failsim merge'\n", path)
+		return err
 	}
 	return out.finish()
 }
