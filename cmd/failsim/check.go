@@ -165,6 +165,15 @@ func (m *Main) runCheck(ctx context.Context, o *checkFlags) error {
 		if err := writableDir(filepath.Dir(o.junit)); err != nil {
 			return usageErr(fmt.Errorf("--junit %s: %w", o.junit, err), "--junit names the file the JUnit XML is written to: give one failsim can write")
 		}
+		// Refused now, not at the end of the run: a symlink, a FIFO, a device, the statemap.
+		if err := output.Check(o.junit, o.statemap); err != nil {
+			return usageErr(fmt.Errorf("--junit: %w", err), "--junit names the file the JUnit XML is written to: give a new path or a regular file")
+		}
+	}
+	if shards > 0 {
+		if err := output.Check(filepath.Join(o.out, check.ShareFileName(shard, shards)), o.statemap); err != nil {
+			return usageErr(fmt.Errorf("--shard %s: %w", o.shard, err), "the share is written to --out: give another --out")
+		}
 	}
 	sm, err := statemap.LoadContext(ctx, o.statemap)
 	if err != nil {

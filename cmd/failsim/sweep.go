@@ -16,6 +16,7 @@ import (
 
 	"github.com/failsim/failsim/check"
 	"github.com/failsim/failsim/internal/input"
+	"github.com/failsim/failsim/internal/output"
 	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/statemap"
 	"github.com/failsim/failsim/sweep"
@@ -182,6 +183,16 @@ func (m *Main) runSweep(ctx context.Context, o *sweepFlags, args []string) error
 		}
 		sum := sha256.Sum256(data)
 		cfg.Incidents = append(cfg.Incidents, sweep.Incident{Timeline: tl, Map: sm, SHA256: hex.EncodeToString(sum[:])})
+	}
+	// What the run writes is refused now, not at its end: a symlink, a FIFO, a device, an input.
+	names := sweep.FileNames()
+	if o.shard != "" {
+		names = []string{sweep.FileName(cfg.Shard)}
+	}
+	for _, name := range names {
+		if err := output.Check(filepath.Join(o.out, name), append([]string{o.statemap}, args...)...); err != nil {
+			return usageErr(fmt.Errorf("--out: %w", err), "--out names the directory the sweep's files are written to: give another, or remove what is in the way")
+		}
 	}
 	log.Debug().Int("points", g.Len()).Int("traces", o.traces).Msg("sweeping")
 	if o.shard != "" {
