@@ -69,6 +69,16 @@ func (f Family) Applies(name string) bool {
 	return true
 }
 
+// MaxNodes is the most nodes a trace of family f may have: a timeline's cluster holds at most
+// timeline.MaxMembers members, and a partition trace may add up to len(witnessNames) witnesses
+// beside its nodes.
+func (f Family) MaxNodes() int {
+	if f == Partition {
+		return timeline.MaxMembers - len(witnessNames)
+	}
+	return timeline.MaxMembers
+}
+
 // Defaults returns the properties run on family f when none are named: every one that applies,
 // in the order of property.Names, but those that judge a workload's writes (a workload adds
 // its own: Config.Workload).

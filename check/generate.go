@@ -20,7 +20,7 @@ import (
 
 // Shape is the cluster and checker every generated trace of a run shares.
 type Shape struct {
-	Nodes    int           // cluster size, the first node the master; >= 1
+	Nodes    int           // cluster size, the first node the master; 1 to Family.MaxNodes
 	Length   time.Duration // each trace's span of virtual time; > 0
 	Interval time.Duration // the checker's interval between probe starts
 	Timeout  time.Duration // the checker's budget per probe
@@ -70,6 +70,10 @@ var candidates = []fault.Fault{
 // ErrNothingFatal is why a statemap cannot make fatal or mixed traces.
 var ErrNothingFatal = errors.New("the statemap fences no fault")
 
+// ErrTooManyNodes is why a shape's cluster cannot be generated: more nodes than the family's
+// traces may have (Family.MaxNodes).
+var ErrTooManyNodes = errors.New("too many nodes")
+
 // NewGenerator prepares the generation of family traces under m. within is the duration
 // detects-death-within is checked with, 0 for the statemap's own promise: a fatal trace runs on
 // long enough after its fault for either. A fatal fault starts no earlier than the first twelfth
@@ -97,6 +101,12 @@ type Options struct {
 // NewGeneratorOptions is NewGenerator with options: failsim sweep draws its fatal traces from
 // the conditions it varies alone.
 func NewGeneratorOptions(family Family, shape Shape, m *statemap.Map, opt Options) (*Generator, error) {
+	if shape.Nodes < 1 {
+		return nil, fmt.Errorf("%d nodes: want at least 1", shape.Nodes)
+	}
+	if err := family.CheckNodes(shape.Nodes); err != nil {
+		return nil, fmt.Errorf("%d nodes: %w", shape.Nodes, err)
+	}
 	within := opt.Within
 	g := &Generator{family: family, shape: shape, m: m, within: within, start: time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC), work: opt.Workload}
 	for i := range shape.Nodes {
@@ -372,6 +382,28 @@ func (b *builder) cluster() {
 		b.add(b.between(0, L), timeline.Recover, b.rng.IntN(len(b.g.nodes)), 0)
 	}
 }
+
+// CheckNodes says what is wrong with traces of family f having n nodes: more than MaxNodes is
+// an error that wraps ErrTooManyNodes and says where the limit comes from.
+func (f Family) CheckNodes(n int) error {
+	if n <= f.MaxNodes() {
+		return nil
+	}
+	return tooManyNodes{f}
+}
+
+// tooManyNodes is CheckNodes' error.
+type tooManyNodes struct{ f Family }
+
+func (e tooManyNodes) Error() string {
+	why := fmt.Sprintf("a timeline's cluster holds at most %d members", timeline.MaxMembers)
+	if e.f == Partition {
+		why += fmt.Sprintf(", and the family adds up to %d witnesses", len(witnessNames))
+	}
+	return fmt.Sprintf("a %s trace has at most %d nodes: %s", e.f, e.f.MaxNodes(), why)
+}
+
+func (e tooManyNodes) Unwrap() error { return ErrTooManyNodes }
 
 // witnessNames are the names of a partition trace's witnesses, the first 0-2 of them.
 var witnessNames = []string{"w1", "w2"}

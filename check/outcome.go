@@ -48,7 +48,7 @@ type PropertyOutcome struct {
 type Counterexample struct {
 	Trace     int    `json:"trace"`      // the trace's index in the run
 	Why       string `json:"why"`        // the property's verdict on the trace as generated
-	Events    int    `json:"events"`     // the events of the trace as generated
+	Events    int    `json:"events"`     // the events of the trace as generated, its replication events included (Events)
 	Nodes     int    `json:"nodes"`      // the nodes of the trace as generated
 	Replays   int    `json:"replays"`    // the replays shrinking took
 	ShrunkWhy string `json:"shrunk_why"` // the property's verdict on the shrunk trace
@@ -69,7 +69,7 @@ func NewOutcome(f Family, res *Result) Outcome {
 		po := PropertyOutcome{Property: p.String(), Traces: res.Traces, Violated: res.Violated[k]}
 		for _, v := range res.Violations {
 			if v.Property == p {
-				c := &Counterexample{Trace: v.Trace, Why: v.Why, Events: len(v.Original.Events), Nodes: len(v.Original.Nodes),
+				c := &Counterexample{Trace: v.Trace, Why: v.Why, Events: Events(v.Original), Nodes: len(v.Original.Nodes),
 					Replays: v.Replays, ShrunkWhy: v.ShrunkWhy, Timeline: string(Timeline(v.Shrunk, nil, "", v.Property))}
 				// What is printed and written is the text read back, as merge reads it from a
 				// share: one path for a run and a merge.
@@ -83,6 +83,10 @@ func NewOutcome(f Family, res *Result) Outcome {
 	}
 	return o
 }
+
+// Events is how many events trace tl has, as its timeline text writes them: its events and its
+// replication events (lags, links, replicators), not its end.
+func Events(tl *timeline.Timeline) int { return len(tl.Events) + replCount(tl) }
 
 // Spec reads the property back.
 func (p *PropertyOutcome) Spec() (property.Spec, error) {

@@ -90,7 +90,7 @@ func (p *PropertyOutcome) violatedText() string {
 		panic("check: a counterexample that was checked does not parse: " + err.Error())
 	}
 	return fmt.Sprintf("  VIOLATED %s in %d of %d traces, first in trace %d:\n    %s\n", p.Property, p.Violated, p.Traces, c.Trace, c.Why) +
-		fmt.Sprintf("  shrunk in %d replays to %s on %s over %s:\n    %s\n", c.Replays, Plural(len(s.Events), "event"), Plural(len(s.Nodes), "node"), s.End, c.ShrunkWhy)
+		fmt.Sprintf("  shrunk in %d replays to %s on %s over %s:\n    %s\n", c.Replays, Plural(Events(s), "event"), Plural(len(s.Nodes), "node"), s.End, c.ShrunkWhy)
 }
 
 // Tail is the last line of a run's text output, after an empty line.

@@ -2,7 +2,9 @@ package check
 
 import (
 	"context"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -90,5 +92,46 @@ func TestParseWorkload(t *testing.T) {
 	}
 	if _, err := ParseWorkload("writes=5/s,near=db1"); err == nil || err.Error() != `workload setting "near=db1": want "workload writes=N/s|N/DURATION [deadline=DURATION] [near NODE]"` {
 		t.Errorf("near: %v", err)
+	}
+}
+
+// eventLines counts the event lines of timeline text: the lines that start with a time, but
+// the end.
+func eventLines(text []byte) int {
+	n := 0
+	for _, l := range strings.Split(string(text), "\n") {
+		if l != "" && l[0] >= '0' && l[0] <= '9' && !strings.HasSuffix(l, " cluster end") {
+			n++
+		}
+	}
+	return n
+}
+
+// A counterexample's sizes count every event its timeline writes, the replication events
+// (lags, frozen links, stopped replicators) too: the trace as generated, in the JSON and the
+// header, and the shrunk one, in the text.
+func TestCounterexampleCountsEveryEvent(t *testing.T) {
+	m := statemap.Default()
+	p := property.Spec{Name: property.NoAckedWriteLost}
+	res, err := Run(context.Background(), Config{Map: m, Family: Fatal, Properties: []property.Spec{p}, Shape: DefaultShape(), Traces: 30, Seed: 1, Workload: work})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Held() {
+		t.Fatal("no fatal trace lost a write")
+	}
+	v := res.Violations[0]
+	if replCount(v.Original) == 0 || replCount(v.Shrunk) == 0 {
+		t.Fatalf("the counterexample has no replication event to count: %d as generated, %d shrunk", replCount(v.Original), replCount(v.Shrunk))
+	}
+	o := NewOutcome(Fatal, res)
+	c := o.Properties[0].Counterexample
+	if want := eventLines(Timeline(v.Original, nil, "", p)); c.Events != want {
+		t.Errorf("as generated: %d events, the timeline writes %d", c.Events, want)
+	}
+	c.File = "ce.timeline"
+	want := eventLines([]byte(c.Timeline))
+	if text := o.Properties[0].violatedText(); !strings.Contains(text, fmt.Sprintf(" replays to %s on ", Plural(want, "event"))) {
+		t.Errorf("shrunk: the timeline writes %d events, the text says:\n%s%s", want, text, c.Timeline)
 	}
 }

@@ -74,7 +74,8 @@ const chunk = 64
 // properties watching, counts the traces that violate each property, and shrinks the first
 // violating trace of each violated property. Its result depends on the configuration alone, not
 // on Workers or scheduling. It never stops early (a count of violations is only complete when
-// every trace was judged), and returns ctx's error if ctx is done first.
+// every trace was judged), and returns ctx's error if ctx is done first: it then stops within a
+// few traces, or within a replay of its shrinking.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	specs, g, err := cfg.prepare()
 	if err != nil {
@@ -112,6 +113,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 				end := min(start+chunk, cfg.Traces)
 				var found []int // pairs: property, trace
 				for i := cfg.First + start; i < cfg.First+end; i++ {
+					if i%8 == 0 && ctx.Err() != nil {
+						return // a chunk of the largest traces takes a second: stop within it
+					}
 					for _, k := range r.run(cfg.Seed, i) {
 						found = append(found, k, i)
 					}
@@ -141,7 +145,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		if i < 0 {
 			continue
 		}
-		v, err := shrinkViolation(g, cfg, specs[k], i)
+		v, err := shrinkViolation(ctx, g, cfg, specs[k], i)
 		if err != nil {
 			return nil, err
 		}

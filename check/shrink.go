@@ -1,6 +1,7 @@
 package check
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"time"
@@ -16,29 +17,44 @@ import (
 // Violates replays tl under m and reports whether it violates the property s, with the
 // property's verdict.
 func Violates(tl *timeline.Timeline, m *statemap.Map, s property.Spec) (bool, string, error) {
+	return violates(context.Background(), tl, m, s)
+}
+
+// violates is Violates that stops the replay once ctx is done, returning ctx's error.
+func violates(ctx context.Context, tl *timeline.Timeline, m *statemap.Map, s property.Spec) (bool, string, error) {
 	p, err := property.NewSet(expect.Trace(tl, m), s)
 	if err != nil {
 		return false, "", err
 	}
-	sim.Replay(tl, m, p)
+	if _, err := sim.ReplayContext(ctx, tl, m, p); err != nil {
+		return false, "", err
+	}
 	bad, why := p.Violated(0)
 	return bad, why, nil
 }
 
-func shrinkViolation(g *Generator, cfg Config, s property.Spec, i int) (Violation, error) {
+// shrinkViolation replays trace i, which violated s in the run, and shrinks it; it returns
+// ctx's error as soon as ctx is done, between two replays or within one.
+func shrinkViolation(ctx context.Context, g *Generator, cfg Config, s property.Spec, i int) (Violation, error) {
 	orig := g.Trace(TraceRand(cfg.Seed, i))
-	bad, why, err := Violates(orig, cfg.Map, s)
+	bad, why, err := violates(ctx, orig, cfg.Map, s)
 	if err != nil {
 		return Violation{}, err
 	}
 	if !bad {
 		panic(fmt.Sprintf("check: trace %d violated %s in the run but not when replayed again", i, s))
 	}
-	shrunk, n := Shrink(orig, func(tl *timeline.Timeline) bool {
-		bad, _, _ := Violates(tl, cfg.Map, s)
+	shrunk, n, err := Shrink(ctx, orig, func(tl *timeline.Timeline) bool {
+		bad, _, _ := violates(ctx, tl, cfg.Map, s) // stopped by ctx: not bad, and Shrink stops
 		return bad
 	})
-	_, swhy, _ := Violates(shrunk, cfg.Map, s)
+	if err != nil {
+		return Violation{}, err
+	}
+	_, swhy, err := violates(ctx, shrunk, cfg.Map, s)
+	if err != nil {
+		return Violation{}, err
+	}
 	return Violation{Property: s, Trace: i, Original: orig, Why: why, Shrunk: shrunk, ShrunkWhy: swhy, Replays: n}, nil
 }
 
@@ -46,16 +62,26 @@ func shrinkViolation(g *Generator, cfg Config, s property.Spec, i int) (Violatio
 // removes events (halves, then quarters, down to single events), then replicas no event
 // needs, then shortens the trace's end and every gap between events, and starts over until
 // nothing more goes. Times stay whole seconds. fails must be deterministic; so is Shrink.
-func Shrink(tl *timeline.Timeline, fails func(*timeline.Timeline) bool) (*timeline.Timeline, int) {
+// Once ctx is done Shrink replays no more candidates and returns ctx's error (its cause).
+func Shrink(ctx context.Context, tl *timeline.Timeline, fails func(*timeline.Timeline) bool) (*timeline.Timeline, int, error) {
 	cur := clone(tl)
 	tries := 0
+	stopped := false
+	// try replays candidate c, keeping it if it fails. Once ctx is done it replays nothing and
+	// says no: every loop below ends on candidates that do not fail.
 	try := func(c *timeline.Timeline) bool {
-		tries++
-		if fails(c) {
-			cur = c
-			return true
+		if stopped = stopped || ctx.Err() != nil; stopped {
+			return false
 		}
-		return false
+		tries++
+		bad := fails(c)
+		if stopped = ctx.Err() != nil; stopped {
+			return false // fails may have been cut short: its answer means nothing
+		}
+		if bad {
+			cur = c
+		}
+		return bad
 	}
 	for changed := true; changed; {
 		changed = false
@@ -124,7 +150,10 @@ func Shrink(tl *timeline.Timeline, fails func(*timeline.Timeline) bool) (*timeli
 			}
 		}
 	}
-	return cur, tries
+	if stopped {
+		return nil, tries, context.Cause(ctx)
+	}
+	return cur, tries, nil
 }
 
 // earliest returns the earliest t = hi - n*step, t >= lo, for which ok(t) holds, searching by

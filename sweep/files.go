@@ -13,6 +13,9 @@ type File struct {
 	Data []byte
 }
 
+// FileNames are the names of the files a run writes in its output directory, in Files' order.
+func FileNames() []string { return []string{"sweep.csv", "sweep.json", "sweep.svg", "sweep.png"} }
+
 // Files returns what a run writes, in this order: sweep.csv, sweep.json, sweep.svg,
 // sweep.png. The same result gives the same bytes.
 func (r *Result) Files() ([]File, error) {
@@ -24,7 +27,8 @@ func (r *Result) Files() ([]File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []File{{"sweep.csv", r.CSV()}, {"sweep.json", r.JSON()}, {"sweep.svg", svg}, {"sweep.png", png}}, nil
+	names := FileNames()
+	return []File{{names[0], r.CSV()}, {names[1], r.JSON()}, {names[2], svg}, {names[3], png}}, nil
 }
 
 // WriteDir writes the result's files in dir, creating it if missing. Each file is written

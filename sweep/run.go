@@ -44,6 +44,7 @@ type Config struct {
 	Workload *check.Workload
 
 	noMemo bool // replay every trace at every point: for the test that the shortcut changes nothing
+	fresh  bool // replay through sim.Replay, not a worker's Replayer: for the test that reuse changes nothing
 }
 
 // Incident is a timeline replayed at every point.
@@ -222,7 +223,7 @@ func Compute(ctx context.Context, cfg Config) (*Share, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var w watch
+			w := watch{fresh: cfg.fresh}
 			memo := map[memoKey]outcome{}
 			ats := make([]time.Duration, len(pw))
 			outs := make([]outcome, len(pw))

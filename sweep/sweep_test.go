@@ -600,3 +600,24 @@ func TestRowShortcutOffWithWorkload(t *testing.T) {
 	}
 	t.Error("no trace where a row's fence agrees and the client's view between differs: the row's shortcut could stay on with a workload")
 }
+
+// TestReusedReplayerChangesNothing: each worker replays through one sim.Replayer, which builds
+// each replay's replication model in the space of its last; with a workload, on benign, fatal
+// and partition traces, one worker (every trace after another on one replayer) and four (each
+// worker's share in its own order) give the same files as replaying every trace anew
+// (sim.Replay).
+func TestReusedReplayerChangesNothing(t *testing.T) {
+	for _, cfg := range []Config{
+		config(t, 30, "login_response_timeout.threshold=4..10:3", "timeout=3s..5s:2s"),
+		partitionConfig(t, 15, "gap-threshold=2..4", "failsafe-threshold=2..4:2"),
+	} {
+		cfg.Workload = workload(t)
+		name := cfg.Grid.Axes[0].Name
+		cfg.Workers = 1
+		one := files(t, run(t, cfg))
+		cfg.Workers = 4
+		sameFiles(t, name+", one worker and four", one, files(t, run(t, cfg)))
+		cfg.fresh = true
+		sameFiles(t, name+", reused and fresh", one, files(t, run(t, cfg)))
+	}
+}

@@ -31,12 +31,14 @@ type outcome struct {
 	noWriterAtEnd bool
 }
 
-// watch is the observer of one replay: when the first node, the master, is first fenced, and
+// watch is the observer of one replay, and one worker's replayer: when the first node, the master, is first fenced, and
 // the replication model's summary when the trace has a workload.
 type watch struct {
-	out  outcome
-	open bool          // a split-brain window is open
-	from time.Duration // since when
+	sim   sim.Replayer // one a worker, reusing the space of its last replay (the replication model's)
+	fresh bool         // replay through sim.Replay instead (Config.fresh)
+	out   outcome
+	open  bool          // a split-brain window is open
+	from  time.Duration // since when
 
 	// group: look at the primary views at every instant (partition traces only: the looking
 	// costs a little at every instant).
@@ -65,7 +67,11 @@ func (w *watch) replay(tl *timeline.Timeline, s Setting) outcome {
 	if s.Failsafe > 0 {
 		t.FailsafeThreshold = s.Failsafe
 	}
-	sim.Replay(&t, s.Map, w)
+	if w.fresh {
+		sim.Replay(&t, s.Map, w)
+	} else {
+		w.sim.Replay(&t, s.Map, w)
+	}
 	if w.open {
 		// A window still open at the end counts up to the end.
 		w.out.splitBrain += max(t.End-w.from, 0)

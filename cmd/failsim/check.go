@@ -140,6 +140,9 @@ func (m *Main) runCheck(ctx context.Context, o *checkFlags) error {
 	if o.nodes < 1 {
 		return usageErr(fmt.Errorf("--nodes %d: want at least 1", o.nodes), "")
 	}
+	if err := nodesFit(o.nodes, families...); err != nil {
+		return err
+	}
 	if o.length < time.Minute || o.length > 24*time.Hour {
 		return usageErr(fmt.Errorf("--length %s: want a duration from 1m to 24h", o.length), "")
 	}
@@ -163,6 +166,15 @@ func (m *Main) runCheck(ctx context.Context, o *checkFlags) error {
 	if o.junit != "" {
 		if err := writableDir(filepath.Dir(o.junit)); err != nil {
 			return usageErr(fmt.Errorf("--junit %s: %w", o.junit, err), "--junit names the file the JUnit XML is written to: give one failsim can write")
+		}
+		// Refused now, not at the end of the run: a symlink, a FIFO, a device, the statemap.
+		if err := output.Check(o.junit, o.statemap); err != nil {
+			return usageErr(fmt.Errorf("--junit: %w", err), "--junit names the file the JUnit XML is written to: give a new path or a regular file")
+		}
+	}
+	if shards > 0 {
+		if err := output.Check(filepath.Join(o.out, check.ShareFileName(shard, shards)), o.statemap); err != nil {
+			return usageErr(fmt.Errorf("--shard %s: %w", o.shard, err), "the share is written to --out: give another --out")
 		}
 	}
 	sm, err := statemap.LoadContext(ctx, o.statemap)
@@ -208,10 +220,15 @@ func (m *Main) runCheck(ctx context.Context, o *checkFlags) error {
 		flags.Properties = append(flags.Properties, sp.Name)
 	}
 	out := &checkOutput{m: m, flags: flags, digest: check.Digest(sm), json: format == report.JSON, junit: o.junit}
-	out.start()
+	stdout := out.stdout()
+	if err := out.start(); err != nil {
+		return err
+	}
 	if shards > 0 {
 		first, n := check.ShardRange(shard, shards, o.traces)
-		fmt.Fprintf(m.Stdout, "shard %d of %d: traces %d to %d of each family\n", shard, shards, first, first+n-1)
+		if _, err := fmt.Fprintf(stdout, "shard %d of %d: traces %d to %d of each family\n", shard, shards, first, first+n-1); err != nil {
+			return err
+		}
 	}
 	var share []check.ShareFamily
 	for _, cfg := range runs {
@@ -228,7 +245,7 @@ func (m *Main) runCheck(ctx context.Context, o *checkFlags) error {
 		if err != nil {
 			if ctx.Err() != nil {
 				if !out.json {
-					fmt.Fprintf(m.Stdout, "\n%s:\n  interrupted after %d of %d traces: no verdict\n", f, done.Load(), cfg.Traces)
+					fmt.Fprintf(stdout, "\n%s:\n  interrupted after %d of %d traces: no verdict\n", f, done.Load(), cfg.Traces)
 				}
 				return interrupted(ctx, "check")
 			}
@@ -253,10 +270,20 @@ func (m *Main) runCheck(ctx context.Context, o *checkFlags) error {
 		if err := output.WriteFile(path, s.Marshal()); err != nil {
 			return fmt.Errorf("share: %w", err)
 		}
-		fmt.Fprintf(m.Stdout, "wrote %s: join every shard's share with 'failsim merge'\n", path)
-		return nil
+		_, err := fmt.Fprintf(stdout, "wrote %s: join every shard's share with 'failsim merge'\n", path)
+		return err
 	}
 	return out.finish()
+}
+
+// nodesFit refuses (exit 2) a --nodes more than a trace of one of families may have.
+func nodesFit(nodes int, families ...check.Family) error {
+	for _, f := range families {
+		if err := f.CheckNodes(nodes); err != nil {
+			return usageErr(fmt.Errorf("--nodes %d: %w", nodes, err), fmt.Sprintf("give --nodes from 1 to %d", f.MaxNodes()))
+		}
+	}
+	return nil
 }
 
 // propertyHint says which family a property is judged on.
@@ -302,7 +329,7 @@ func writeCounterexample(family string, p *check.PropertyOutcome, flags check.Fl
 	header := []string{
 		fmt.Sprintf("failsim check counterexample: %s trace %d of seed %d violates %s.", family, c.Trace, seed, spec),
 		fmt.Sprintf("As generated (%s on %s): %s", check.Plural(c.Events, "event"), check.Plural(c.Nodes, "node"), c.Why),
-		fmt.Sprintf("Shrunk in %d replays to %s on %s: %s", c.Replays, check.Plural(len(shrunk.Events), "event"), check.Plural(len(shrunk.Nodes), "node"), c.ShrunkWhy),
+		fmt.Sprintf("Shrunk in %d replays to %s on %s: %s", c.Replays, check.Plural(check.Events(shrunk), "event"), check.Plural(len(shrunk.Nodes), "node"), c.ShrunkWhy),
 		"Reproduce: failsim replay " + path,
 	}
 	if err := output.WriteFile(path, check.Timeline(shrunk, header, ref, spec), smPath); err != nil {

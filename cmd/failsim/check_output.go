@@ -52,13 +52,42 @@ type checkOutput struct {
 	junit    string
 	dir      string // where the counterexamples go; "" for flags.Out (a merge's may differ)
 	outcomes []check.Outcome
+	sw       *stickyWriter // standard output, keeping its first error; made by stdout
 }
 
-// start prints the text output's first line.
-func (w *checkOutput) start() {
-	if !w.json {
-		io.WriteString(w.m.Stdout, w.flags.Header())
+// stickyWriter is a writer that keeps the first error of the one under it and writes nothing
+// after it: a run told once that its standard output is full or gone is told again at every
+// later write, and exits 2, as failsim replay does.
+type stickyWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (s *stickyWriter) Write(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
 	}
+	n, err := s.w.Write(p)
+	s.err = err
+	return n, err
+}
+
+// stdout is standard output, through which everything the run prints goes; its error, the
+// first write's that failed.
+func (w *checkOutput) stdout() *stickyWriter {
+	if w.sw == nil {
+		w.sw = &stickyWriter{w: w.m.Stdout}
+	}
+	return w.sw
+}
+
+// start prints the text output's first line, so that an output that cannot be written is
+// found before the run.
+func (w *checkOutput) start() error {
+	if !w.json {
+		io.WriteString(w.stdout(), w.flags.Header())
+	}
+	return w.stdout().err
 }
 
 // family writes o's counterexamples and prints o as text.
@@ -80,19 +109,23 @@ func (w *checkOutput) family(o check.Outcome) error {
 	}
 	w.outcomes = append(w.outcomes, o)
 	if !w.json {
-		o.WriteText(w.m.Stdout)
+		o.WriteText(w.stdout())
 	}
-	return nil
+	return w.stdout().err
 }
 
 // finish prints the verdict, or the JSON document, writes the JUnit file, and returns the exit
-// status: a failed one when a property was violated.
+// status: a failed one when a property was violated. When standard output could not be written,
+// it writes no JUnit file and returns that error (exit 2): the run's output is incomplete.
 func (w *checkOutput) finish() error {
 	r := check.NewReport(w.flags, w.digest, w.outcomes)
 	if w.json {
-		w.m.Stdout.Write(r.JSON())
+		w.stdout().Write(r.JSON())
 	} else {
-		io.WriteString(w.m.Stdout, r.Tail())
+		io.WriteString(w.stdout(), r.Tail())
+	}
+	if err := w.stdout().err; err != nil {
+		return err
 	}
 	if w.junit != "" {
 		if err := output.WriteFile(w.junit, r.JUnit()); err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/failsim/failsim/check"
 	"github.com/failsim/failsim/internal/input"
+	"github.com/failsim/failsim/internal/output"
 	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/statemap"
 	"github.com/failsim/failsim/sweep"
@@ -147,6 +148,13 @@ func (m *Main) runSweep(ctx context.Context, o *sweepFlags, args []string) error
 	if o.nodes < 1 {
 		return usageErr(fmt.Errorf("--nodes %d: want at least 1", o.nodes), "")
 	}
+	families := []check.Family{check.Benign, check.Fatal}
+	if cfg.Partition > 0 {
+		families = []check.Family{check.Partition}
+	}
+	if err := nodesFit(o.nodes, families...); err != nil {
+		return err
+	}
 	if o.length < time.Minute || o.length > 24*time.Hour {
 		return usageErr(fmt.Errorf("--length %s: want a duration from 1m to 24h", o.length), "")
 	}
@@ -175,6 +183,16 @@ func (m *Main) runSweep(ctx context.Context, o *sweepFlags, args []string) error
 		}
 		sum := sha256.Sum256(data)
 		cfg.Incidents = append(cfg.Incidents, sweep.Incident{Timeline: tl, Map: sm, SHA256: hex.EncodeToString(sum[:])})
+	}
+	// What the run writes is refused now, not at its end: a symlink, a FIFO, a device, an input.
+	names := sweep.FileNames()
+	if o.shard != "" {
+		names = []string{sweep.FileName(cfg.Shard)}
+	}
+	for _, name := range names {
+		if err := output.Check(filepath.Join(o.out, name), append([]string{o.statemap}, args...)...); err != nil {
+			return usageErr(fmt.Errorf("--out: %w", err), "--out names the directory the sweep's files are written to: give another, or remove what is in the way")
+		}
 	}
 	log.Debug().Int("points", g.Len()).Int("traces", o.traces).Msg("sweeping")
 	if o.shard != "" {
