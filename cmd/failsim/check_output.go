@@ -55,23 +55,6 @@ type checkOutput struct {
 	sw       *stickyWriter // standard output, keeping its first error; made by stdout
 }
 
-// stickyWriter is a writer that keeps the first error of the one under it and writes nothing
-// after it: a run told once that its standard output is full or gone is told again at every
-// later write, and exits 2, as failsim replay does.
-type stickyWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (s *stickyWriter) Write(p []byte) (int, error) {
-	if s.err != nil {
-		return 0, s.err
-	}
-	n, err := s.w.Write(p)
-	s.err = err
-	return n, err
-}
-
 // stdout is standard output, through which everything the run prints goes; its error, the
 // first write's that failed.
 func (w *checkOutput) stdout() *stickyWriter {

@@ -359,7 +359,7 @@ func TestMergeStdoutFull(t *testing.T) {
 		t.Chdir(dir)
 		var errOut bytes.Buffer
 		code := (&Main{Stdin: bytes.NewReader(nil), Stdout: full, Stderr: &errOut}).Exit(context.Background(), args)
-		if want := "failsim: error: writing standard output: write /dev/full: no space left on device\n"; code != 2 || errOut.String() != want {
+		if want := "failsim: error: write /dev/full: no space left on device\n"; code != 2 || errOut.String() != want {
 			t.Errorf("failsim %v > /dev/full: exit %d, %q; want exit 2, %q", args, code, errOut.String(), want)
 		}
 	}
