@@ -147,3 +147,24 @@ func plural(n int, word string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, word)
 }
+
+// AppendDescribe appends Describe(names, ev) to b: the event log's commonest lines with
+// appends, the others through Describe.
+func AppendDescribe(b []byte, names []string, ev fence.Event) []byte {
+	switch ev := ev.(type) {
+	case *fence.StateChanged:
+		b = append(append(b, names[ev.Node]...), " state "...)
+		b = append(append(b, ev.From.String()...), " -> "...)
+		b = append(append(b, ev.To.String()...), " ("...)
+		return append(append(b, ev.Condition.String()...), ')')
+	case *fence.AlarmRaised:
+		b = append(append(b, names[ev.Node]...), " alarm raised: "...)
+		b = append(append(b, ev.Condition.String()...), " (threshold "...)
+		b = append(appendInt(b, ev.Threshold), ", action "...)
+		return append(append(b, ev.Action.String()...), ')')
+	case *drive.FaultSet:
+		b = append(append(b, names[ev.Node]...), " fault "...)
+		return append(b, ev.Fault.String()...)
+	}
+	return append(b, Describe(names, ev)...)
+}

@@ -3,7 +3,6 @@ package report
 import (
 	"bufio"
 	"encoding/json"
-	"fmt"
 	"io"
 	"time"
 
@@ -31,6 +30,7 @@ type Printer struct {
 	format Format
 	start  time.Time
 	names  []string
+	line   []byte // a text line, reused
 	err    error
 }
 
@@ -56,7 +56,9 @@ func (p *Printer) Event(ev fence.Event) {
 		p.json(narrate.JSON(p.start, p.names, ev))
 		return
 	}
-	_, p.err = fmt.Fprintf(p.w, "%s %s\n", narrate.Clock(p.start, ev.When()), narrate.Describe(p.names, ev))
+	p.line = append(narrate.AppendClock(p.line[:0], p.start, ev.When()), ' ')
+	p.line = append(narrate.AppendDescribe(p.line, p.names, ev), '\n')
+	_, p.err = p.w.Write(p.line)
 }
 
 // Flush writes out the events buffered so far, for a live run that prints as it goes.

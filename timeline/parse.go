@@ -354,12 +354,38 @@ func (p *parser) setting(w []string) error {
 	return nil
 }
 
+// clock reads exactly HH:MM:SS, two digits each, as time.Parse("15:04:05", s) reads it
+// (hours 0-23, minutes and seconds 0-59); ok is false for anything else, which the caller
+// then gives to time.Parse.
+func clock(s string) (h, m, sec int, ok bool) {
+	if len(s) != 8 || s[2] != ':' || s[5] != ':' {
+		return 0, 0, 0, false
+	}
+	for _, i := range [...]int{0, 1, 3, 4, 6, 7} {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, 0, 0, false
+		}
+	}
+	h, m, sec = int(s[0]-'0')*10+int(s[1]-'0'), int(s[3]-'0')*10+int(s[4]-'0'), int(s[6]-'0')*10+int(s[7]-'0')
+	return h, m, sec, h < 24 && m < 60 && sec < 60
+}
+
 // parseTime reads an absolute time: HH:MM:SS on the start's day, or RFC 3339. It returns the
 // offset from the start.
 func (p *parser) parseTime(s string) (time.Duration, error) {
+	st := p.tl.Start
+	if h, m, sec, ok := clock(s); ok && st.Location() == time.UTC {
+		// The common case, without a Parse and a Date per line: HH:MM:SS on a UTC day has
+		// no daylight saving, so it is the start's midnight plus the clock.
+		sh, sm, ss := st.Clock()
+		d := time.Duration((h-sh)*3600+(m-sm)*60+sec-ss)*time.Second - time.Duration(st.Nanosecond())
+		if d < 0 {
+			return 0, p.errf("time %s is before the start %s", s, st.Format("15:04:05"))
+		}
+		return d, nil
+	}
 	var t time.Time
 	if c, err := time.Parse("15:04:05", s); err == nil {
-		st := p.tl.Start
 		t = time.Date(st.Year(), st.Month(), st.Day(), c.Hour(), c.Minute(), c.Second(), 0, st.Location())
 	} else if r, err := time.Parse(time.RFC3339, s); err == nil {
 		t = r

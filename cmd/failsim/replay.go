@@ -35,7 +35,8 @@ verdict (failover or not, and why) and each expectation. FILE "-" reads the time
 standard input. Exit 0 when every expectation holds, 1 when one fails, 2 for bad input.
 
 With --live, play the timeline's faults through one proxy per node in front of the real server
-of --mysql (without --mysql, an in-process MySQL-protocol server), --speed times faster, and
+of --mysql (without --mysql, the built-in MySQL-protocol server, failsim-mysqld, a child
+process), --speed times faster, and
 judge the live decisions against the simulated ones.
 The DSN may leave its password out: failsim then reads it from the environment variable
 FAILSIM_PASSWORD. A password in a DSN on the command line is visible to every local user in
@@ -70,7 +71,7 @@ replication user). It prints the client's view, simulated against live, beside t
 	f := c.Flags()
 	f.StringVar(&o.report, "report", "", "also write the run's HTML report to `FILE` (failsim report)")
 	f.BoolVar(&o.live, "live", false, "replay live through one proxy per node in front of --mysql, and compare with the simulator")
-	f.StringArrayVar(&o.mysql, "mysql", nil, "with --live: the real server's `DSN`, e.g. 'probe@tcp(127.0.0.1:3306)/', its password from FAILSIM_PASSWORD when it has none; without it, an in-process server on a free loopback port; with a workload, NODE=DSN once per node")
+	f.StringArrayVar(&o.mysql, "mysql", nil, "with --live: the real server's `DSN`, e.g. 'probe@tcp(127.0.0.1:3306)/', its password from FAILSIM_PASSWORD when it has none; without it, the built-in server (failsim-mysqld) on a free loopback port; with a workload, NODE=DSN once per node")
 	f.Float64Var(&o.speed, "speed", 10, "with --live: run `N` times faster than the timeline (with a workload: 1, the only speed it takes)")
 	f.StringVar(&o.admin, "admin", "", "with --live and a workload: the promotion `USER` on every node's server, its password from "+adminPasswordEnv)
 	f.StringVar(&o.writer, "writer", "", "with --live and a workload: the `USER` that writes the ledger on every node's server, its password from "+writerPasswordEnv)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -10,7 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/failsim/failsim/drive"
-	"github.com/failsim/failsim/internal/embedded"
+	"github.com/failsim/failsim/internal/mysqld"
 	"github.com/failsim/failsim/monitor"
 	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/sim"
@@ -23,8 +24,9 @@ const wireOnlyHint = "replay it without --live, or use a wire fault (failsim fau
 
 // runReplayLive plays a parsed incident live: one proxy per node in front of the real server
 // at dsn, the faults on the proxies at the timeline's times divided by speed, the real checker
-// probing through them. With no dsn the server is an in-process one (go-mysql-server on a free
-// port of 127.0.0.1), started here and stopped when the replay ends. It prints the live events
+// probing through them. With no dsn the server is the built-in one (failsim-mysqld, a child
+// process serving go-mysql-server on a free port of 127.0.0.1), started here and stopped when
+// the replay ends. It prints the live events
 // as they happen, then the simulated and the live decisions side by side and the verdict:
 // agree (exit 0) or differ (exit 1).
 func (m *Main) runReplayLive(ctx context.Context, path string, tl *timeline.Timeline, sm *statemap.Map, dsn string, speed float64, f report.Format, log zerolog.Logger, reportPath string) error {
@@ -41,17 +43,20 @@ func (m *Main) runReplayLive(ctx context.Context, path string, tl *timeline.Time
 	}
 	against := ""
 	if dsn == "" {
-		srv, err := embedded.Start(ctx)
+		srv, err := mysqld.Start(ctx, log)
+		if nf := (*mysqld.NotFoundError)(nil); errors.As(err, &nf) {
+			return usageErr(fmt.Errorf("no --mysql: %w", err), nf.Hint)
+		}
 		if err != nil {
-			return &exitError{code: 1, err: fmt.Errorf("no --mysql: start the in-process server: %w", err)}
+			return &exitError{code: 1, err: fmt.Errorf("no --mysql: start the built-in server: %w", err)}
 		}
 		defer func() {
 			if err := srv.Close(); err != nil {
-				log.Warn().Err(err).Msg("stop the in-process server")
+				log.Warn().Err(err).Msg("stop the built-in server")
 			}
 		}()
-		log.Info().Str("addr", srv.Addr).Msg("no --mysql: the proxies forward to the in-process server (go-mysql-server)")
-		dsn, against = srv.DSN(""), " against the in-process server"
+		log.Info().Str("addr", srv.Addr).Str("program", srv.Path).Msg("no --mysql: the proxies forward to the built-in server (go-mysql-server)")
+		dsn, against = srv.DSN(""), " against the built-in server"
 	}
 	// One probe straight to the server first: a replay whose every probe fails at login says
 	// nothing about the faults, and takes minutes to say it.
@@ -61,7 +66,7 @@ func (m *Main) runReplayLive(ctx context.Context, path string, tl *timeline.Time
 	}
 	if r := checker.Probe(ctx); r.Condition != statemap.OK {
 		if against != "" {
-			return &exitError{code: 1, err: fmt.Errorf("the in-process server at %s failed a probe with no fault: %s: %v", checker.Addr(), r.Condition, r.Err)}
+			return &exitError{code: 1, err: fmt.Errorf("the built-in server at %s failed a probe with no fault: %s: %v", checker.Addr(), r.Condition, r.Err)}
 		}
 		hint := "the live replay needs a running server that the probe user can log in to and query"
 		if r.Condition == statemap.WrongCredentials {
@@ -95,7 +100,7 @@ func (m *Main) runReplayLive(ctx context.Context, path string, tl *timeline.Time
 	if f == report.JSON {
 		server := checker.Addr()
 		if against != "" {
-			server = "in-process"
+			server = "built-in"
 		}
 		b, _ := json.Marshal(map[string]any{"live_summary": map[string]any{"file": tl.File, "speed": speed, "server": server, "agree": ok, "decisions": lines}})
 		fmt.Fprintf(m.Stdout, "%s\n", b)

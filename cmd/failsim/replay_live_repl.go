@@ -34,7 +34,7 @@ const (
 // liveWorkloadFlags are the flags only a live replay with a workload takes.
 var liveWorkloadFlags = []string{"admin", "writer", "repl-user", "links", "control-token-file"}
 
-// liveTarget is what --mysql names: one server for every node (single, "" for the in-process
+// liveTarget is what --mysql names: one server for every node (single, "" for the built-in
 // server), or one server per node (perNode, in cluster order, passwords filled in from the
 // environment).
 type liveTarget struct {

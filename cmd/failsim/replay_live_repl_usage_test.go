@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/failsim/failsim/internal/embedded"
+	"github.com/rs/zerolog"
+
+	"github.com/failsim/failsim/internal/mysqld"
 	"github.com/failsim/failsim/monitor"
 	"github.com/failsim/failsim/repl"
 	"github.com/failsim/failsim/report"
@@ -124,10 +126,10 @@ verdict: agree
 
 // Before a live run with a workload every user logs in to every server, and the master's
 // ledger is read: a user that cannot log in, or a server with no ledger, is exit 2 naming the
-// node, with no password in the message. The in-process server stands in for the servers: its
+// node, with no password in the message. The built-in server stands in for the servers: its
 // probe user logs in; it has no failsim.ledger.
 func TestReplayLiveWorkloadPreflight(t *testing.T) {
-	srv, err := embedded.Start(context.Background())
+	srv, err := mysqld.Start(context.Background(), zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,18 +140,18 @@ func TestReplayLiveWorkloadPreflight(t *testing.T) {
 	}
 	t.Setenv(passwordEnv, srv.Password)
 	t.Setenv(writerPasswordEnv, srv.Password)
-	dsn := embedded.ProbeUser + "@tcp(" + srv.Addr + ")/"
+	dsn := srv.User + "@tcp(" + srv.Addr + ")/"
 	for _, c := range []struct {
 		admin, adminPassword, err, hint string
 	}{
 		{"nobody", "n0t-the-password", `^failsim: error: --admin nobody on db1 \(127\.0\.0\.1:\d+\): Error \d+ .+$`, "its password comes from FAILSIM_ADMIN_PASSWORD"},
-		{embedded.ProbeUser, srv.Password, `^failsim: error: the ledger on db1, the master: Error 1146 .*ledger$`,
+		{srv.User, srv.Password, `^failsim: error: the ledger on db1, the master: Error 1146 .*ledger$`,
 			"create failsim.ledger (id BIGINT PRIMARY KEY) on the master, and grant the probe user SELECT and --writer INSERT on it"},
 	} {
 		t.Setenv(adminPasswordEnv, c.adminPassword)
 		var stdout, stderr bytes.Buffer
 		m := &Main{Stdin: bytes.NewReader(nil), Stdout: &stdout, Stderr: &stderr}
-		code := m.Exit(context.Background(), []string{"replay", "--live", "--admin", c.admin, "--writer", embedded.ProbeUser,
+		code := m.Exit(context.Background(), []string{"replay", "--live", "--admin", c.admin, "--writer", srv.User,
 			"--mysql", "db1=" + dsn, "--mysql", "db2=" + dsn, path})
 		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
 		if code != 2 || len(lines) != 2 || !regexp.MustCompile(c.err).MatchString(lines[0]) || lines[1] != "failsim: hint: "+c.hint {

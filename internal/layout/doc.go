@@ -4,11 +4,11 @@
 //
 // The packages stand in layers, each importing only from the layers below it:
 //
-//	cmd/failsim                                 the commands
+//	cmd/failsim · cmd/failsim-mysqld            the commands
 //	sweep                                       a grid of settings, on check's traces
 //	check                                       property testing, on the simulator
 //	sim · monitor                               the simulation and live adapters
-//	proxy · internal/embedded, ...              the wire
+//	proxy · internal/embedded · internal/mysqld the wire
 //	report > expect > timeline > property       what a run is judged and told by
 //	timing                                      the fault model's timing, in closed form
 //	faultmodel · narrate                        the fault model · a run's words

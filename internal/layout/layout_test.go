@@ -36,6 +36,8 @@ var rank = map[string]int{
 	// The wire: the fault-injecting proxy, the servers of the live tests, and what the live
 	// side does to real replicated servers (replica) and the application's writes (writer).
 	"proxy": 11, "internal/embedded": 11, "internal/fakemysql": 11, "replica": 11, "writer": 11,
+	// What starts the built-in server (failsim-mysqld, which holds internal/embedded) as a child.
+	"internal/mysqld": 11,
 	// Throwaway MariaDB servers for tests; a cluster's replication links are proxy nodes.
 	"internal/mariadb": 12,
 	// The two adapters around the one scheduler: the simulator, in virtual time, and the live
@@ -46,7 +48,7 @@ var rank = map[string]int{
 	// Sweeping a statemap's settings over a grid, on check's traces.
 	"sweep": 14,
 	// The commands.
-	"cmd/failsim": 15,
+	"cmd/failsim": 15, "cmd/failsim-mysqld": 15,
 }
 
 // pure are the packages of the decision core, the scheduler and the timing arithmetic: no I/O,
@@ -150,4 +152,30 @@ func TestNamedDirections(t *testing.T) {
 	never("check", "monitor", "proxy")
 	never("sweep", "monitor", "proxy")
 	never("proxy", "fence", "drive", "sim", "monitor")
+	never("internal/mysqld", "internal/embedded")
+}
+
+// TestFailsimLinksNoServer: the failsim binary links no go-mysql-server (nor vitess under it),
+// whose package initialisation would run at the start of every command; the built-in server
+// is the separate program cmd/failsim-mysqld.
+func TestFailsimLinksNoServer(t *testing.T) {
+	var found bool
+	for _, p := range list(t) {
+		switch p.path {
+		case "cmd/failsim":
+			found = true
+			for _, d := range p.deps {
+				if strings.HasPrefix(d, "github.com/dolthub/") || d == module+"internal/embedded" {
+					t.Errorf("cmd/failsim depends on %s: the in-process server belongs in cmd/failsim-mysqld", d)
+				}
+			}
+		case "cmd/failsim-mysqld":
+			if !slices.Contains(p.deps, "github.com/dolthub/go-mysql-server") {
+				t.Errorf("cmd/failsim-mysqld does not depend on go-mysql-server: %v", p.deps)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("go list did not list cmd/failsim")
+	}
 }
