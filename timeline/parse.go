@@ -380,7 +380,7 @@ func (p *parser) parseTime(s string) (time.Duration, error) {
 		sh, sm, ss := st.Clock()
 		d := time.Duration((h-sh)*3600+(m-sm)*60+sec-ss)*time.Second - time.Duration(st.Nanosecond())
 		if d < 0 {
-			return 0, p.errf("time %s is before the start %s", s, st.Format("15:04:05"))
+			return 0, p.errf("time %s is before the start %s%s", s, st.Format("15:04:05"), p.midnightHint(s, 0))
 		}
 		return d, nil
 	}
