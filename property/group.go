@@ -13,7 +13,8 @@ import (
 // noSplitBrain judges no-split-brain [DUR]: the split-brain windows (two or more nodes
 // writable at once, package cluster's SplitBrain) last at most DUR in all, 0 without DUR (a
 // zero-length window, within one instant, holds). A window still open is counted at each
-// instant it is looked at.
+// instant it is looked at; its message names every node writable in it so far (a
+// cluster.SplitBrainWidened adds a writer).
 type noSplitBrain struct {
 	judge
 	names []string
@@ -26,6 +27,10 @@ type noSplitBrain struct {
 
 // Event implements Property.
 func (p *noSplitBrain) Event(ev fence.Event) bool {
+	if sw, ok := ev.(*cluster.SplitBrainWidened); ok && p.open {
+		p.nodes = sw.Writable
+		return true
+	}
 	sb, ok := ev.(*cluster.SplitBrain)
 	if !ok {
 		return false

@@ -55,7 +55,8 @@ func LoadContext(ctx context.Context, path string) (*Map, error) {
 }
 
 // FileError is LoadContext's error for an override file it cannot or will not read: a missing
-// file (errors.Is fs.ErrNotExist), a device, one over the cap.
+// file (errors.Is fs.ErrNotExist), a device, one over the cap. timeline.LoadContext's error for
+// the file of a timeline's statemap statement wraps one too.
 type FileError struct {
 	Path string
 	Err  error

@@ -3,7 +3,6 @@ package timeline
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 
 	"github.com/failsim/failsim/fileline"
@@ -49,7 +48,7 @@ func LoadContext(ctx context.Context, path string, stdin io.Reader, statemapPath
 		if errors.As(err, &refused) {
 			err = refused.Err // the statement names the file already
 		}
-		return nil, nil, &fileline.Error{File: tl.File, Line: tl.StatemapLine, Err: fmt.Errorf("statemap %s: %w", tl.Statemap, err)}
+		return nil, nil, &fileline.Error{File: tl.File, Line: tl.StatemapLine, Err: statementError{&statemap.FileError{Path: tl.Statemap, Err: err}}}
 	}
 	sm, err := statemap.FromBytes(tl.Statemap, data)
 	if err != nil {
@@ -57,6 +56,15 @@ func LoadContext(ctx context.Context, path string, stdin io.Reader, statemapPath
 	}
 	return tl, sm, nil
 }
+
+// statementError is the file a statemap statement names that failsim cannot or will not
+// read: "statemap PATH: why". It unwraps to the statemap.FileError, so that a caller tells it
+// as it tells --statemap's (a missing file gets its hint).
+type statementError struct{ *statemap.FileError }
+
+func (e statementError) Error() string { return "statemap " + e.Path + ": " + e.Err.Error() }
+
+func (e statementError) Unwrap() error { return e.FileError }
 
 // ReadContext reads the timeline at path as LoadContext does ("-" for stdin), without its
 // statemap: a caller that has the statemap it wants (the shipped defaults for --statemap ”)

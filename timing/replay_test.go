@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/failsim/failsim/drive"
+	"github.com/failsim/failsim/fault"
+	"github.com/failsim/failsim/faultmodel"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
@@ -15,7 +17,8 @@ import (
 )
 
 // edges is a statemap with the rows the shipped ones lack: a condition mapped to online that
-// still fences, a timeout that fences at once, an alert, a single tick, a none that expires.
+// still fences, a timeout that fences at once, an alert, a single tick, a none that expires, an
+// undefined that fences.
 const edges = `mysql_error.state=online
 mysql_error.threshold=1
 mysql_error.action=fail
@@ -34,6 +37,9 @@ query_exec_timeout.action=fail
 host_is_down.state=stopped
 host_is_down.threshold=3
 host_is_down.action=none
+undefined.state=suspect
+undefined.threshold=1
+undefined.action=fail
 `
 
 // statemaps are the default, the shipped examples and edges, by name.
@@ -113,6 +119,27 @@ func (f *firsts) Instant(time.Duration, *fence.Engine) {}
 
 var _ drive.Observer = (*firsts)(nil)
 
+// forced are the forced conditions replayed beside the fault table's rows: undefined, which a
+// driver once took for "no outcome" and timing for a healthy probe, and a forced ok.
+var forced = []string{"undefined", "ok"}
+
+// rows is the fault table under m with its timing, and a row for each forced condition, built
+// as faultmodel.Table builds its own.
+func rows(m *statemap.Map, interval, timeout time.Duration) []timing.Row {
+	out := timing.Table(m, interval, timeout)
+	for _, c := range forced {
+		f := fault.Fault{Kind: fault.Probe, Condition: c}
+		r := faultmodel.Row{Fault: f, Outcome: faultmodel.Predict(f, timeout)}
+		r.Rule = m.Rule(r.Outcome.Condition)
+		r.State = r.Rule.State
+		if r.Outcome.Condition == statemap.OK {
+			r.State = statemap.Online
+		}
+		out = append(out, timing.Of(r, interval))
+	}
+	return out
+}
+
 // replays counts the replays TestTimingMatchesReplays ran.
 var replays atomic.Int64
 
@@ -158,7 +185,7 @@ func TestTimingMatchesReplays(t *testing.T) {
 	maps := statemaps(t)
 	replays.Store(0)
 	defer func() { t.Logf("%d replays", replays.Load()) }()
-	cases := settings // 55,200 replays in about a second: no shorter run for -short
+	cases := settings // 66,268 replays in about a second: no shorter run for -short
 	for _, name := range []string{"default", "aggressive", "tolerant", "edges"} {
 		m := maps[name]
 		for si, set := range cases {
@@ -166,7 +193,7 @@ func TestTimingMatchesReplays(t *testing.T) {
 			if si == 0 {
 				nodes = []int{0, 1} // the master failed over, and a replica failed
 			}
-			for _, row := range timing.Table(m, set.interval, set.timeout) {
+			for _, row := range rows(m, set.interval, set.timeout) {
 				for _, node := range nodes {
 					t.Run(fmt.Sprintf("%s/%s/%s/%s/db%d", name, set.interval, set.timeout, row.Fault, node+1), func(t *testing.T) {
 						checkRow(t, m, set.interval, set.timeout, row, node)
@@ -255,8 +282,8 @@ func FuzzTimingMatchesReplay(f *testing.F) {
 		interval := time.Duration(intervalMs%30000+1) * ms
 		timeout := time.Duration(timeoutMs%30000+1) * ms
 		m := maps[names[int(mapIdx)%len(names)]]
-		rows := timing.Table(m, interval, timeout)
-		row := rows[int(rowIdx)%len(rows)]
+		rs := rows(m, interval, timeout)
+		row := rs[int(rowIdx)%len(rs)]
 		phase := time.Duration(phaseMs) * ms % interval
 		start := phase + ms + time.Duration(offsetMs%600000)*ms // after the node's first ok probe
 		node := 0

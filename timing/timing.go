@@ -50,8 +50,8 @@ func Of(r faultmodel.Row, interval time.Duration) Row {
 		panic("timing: a probe interval must be positive")
 	}
 	out := Row{Row: r}
-	if r.Outcome.Condition == statemap.OK || r.Outcome.Condition == statemap.Undefined {
-		return out // a healthy probe changes nothing, raises nothing
+	if r.Outcome.Condition == statemap.OK {
+		return out // a healthy probe changes nothing, raises nothing; undefined is a condition
 	}
 	took := r.Outcome.Took
 	first := Span{Earliest: took, Latest: took + interval, Ever: true} // the first bad probe's end

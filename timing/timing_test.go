@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/failsim/failsim/fault"
+	"github.com/failsim/failsim/faultmodel"
 	"github.com/failsim/failsim/statemap"
 )
 
@@ -87,6 +88,34 @@ no_route_to_host.action=alert
 		}
 		if row.StateChange != c.state || row.Alarm != c.alarm || row.Fence != c.fence {
 			t.Errorf("%s every %s: %+v %+v %+v, want %+v %+v %+v", c.f, c.interval, row.StateChange, row.Alarm, row.Fence, c.state, c.alarm, c.fence)
+		}
+	}
+}
+
+// A probe forced to undefined is a condition like any other: under the defaults (unknown,
+// threshold -1, none) it changes the state and raises the alarm at the first probe and never
+// fences; under a rule that fails it, it fences. Only ok changes nothing.
+func TestOfForcedUndefined(t *testing.T) {
+	failing, err := statemap.FromBytes("u.properties", []byte("undefined.state=suspect\nundefined.threshold=1\nundefined.action=fail\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		m                   *statemap.Map
+		cond                string
+		state, alarm, fence Span
+	}{
+		{statemap.Default(), "undefined", span(0, 3*s), span(0, 3*s), Span{}},
+		{failing, "undefined", span(0, 3*s), span(0, 3*s), span(0, 13*s)},
+		{statemap.Default(), "ok", Span{}, Span{}, Span{}},
+	} {
+		f := fault.Fault{Kind: fault.Probe, Condition: c.cond}
+		r := faultmodel.Row{Fault: f, Outcome: faultmodel.Predict(f, 5*s)}
+		r.Rule = c.m.Rule(r.Outcome.Condition)
+		r.State = r.Rule.State
+		row := Of(r, 3*s)
+		if row.StateChange != c.state || row.Alarm != c.alarm || row.Fence != c.fence {
+			t.Errorf("%s: %+v %+v %+v, want %+v %+v %+v", f, row.StateChange, row.Alarm, row.Fence, c.state, c.alarm, c.fence)
 		}
 	}
 }
