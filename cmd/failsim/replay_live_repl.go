@@ -141,6 +141,12 @@ func (m *Main) runReplayLiveRepl(ctx context.Context, c *cobra.Command, o *repla
 	if c.Flags().Changed("speed") && o.speed != 1 {
 		return usageErr(fmt.Errorf("--speed %v: a timeline with a workload plays live at speed 1 only (the write rate is never scaled); %s:%d", o.speed, tl.File, r.WorkloadLine), "leave --speed out")
 	}
+	if o.links != "" {
+		// Before anything else: a bad URL never reaches the network.
+		if err := monitor.CheckLinksURL(o.links); err != nil {
+			return liveUsage(err)
+		}
+	}
 	acts, err := monitor.ReplicationActions(tl, o.links != "")
 	if err != nil {
 		return usageErr(err, "")
