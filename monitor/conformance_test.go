@@ -206,7 +206,7 @@ func conformIncident(t *testing.T, dsn, f string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines, ok := Compare(tl.Start, simulated, live)
+	lines, ok := Compare(tl.Start, simulated, live.Decisions)
 	if !ok {
 		t.Errorf("live and simulated decisions differ (%s of timeline from %s, at %dx, took %v):\n%s",
 			tl.End, tl.Start.Format("15:04:05"), DefaultSpeed, time.Since(start).Round(time.Second), strings.Join(lines, "\n"))

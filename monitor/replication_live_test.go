@@ -182,7 +182,7 @@ func conformReplication(t *testing.T, c *mariadb.Cluster, front *proxy.Proxy, sc
 		t.Fatalf("promotion of %s: %v", tl.Nodes[pr.To].Name, pr.Err)
 	}
 	got := res.Writes.Summary()
-	lines, agree := CompareReplication(tl.Start, predicted, got, int64(len(res.Lost)), confRate, confDeadline)
+	lines, agree := CompareReplication(tl.Start, predicted, got, int64(len(res.Lost)), confRate, confDeadline, 1)
 	for _, l := range lines {
 		t.Log(l)
 	}
