@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -123,7 +124,7 @@ type ReplayReplResult struct {
 
 // ReplayRepl plays a timeline with a workload live on one real server per node: it checks
 // that every server answers a probe and every user logs in to it, reads the ledger's top id
-// on the master, puts one failsim proxy per node in front of its server to carry the probes,
+// on the master, checks every user's grants on every server (SHOW GRANTS), puts one failsim proxy per node in front of its server to carry the probes,
 // the writes, the promotions and the timeline's faults, makes the replication events real
 // (through Links for the streams), and compares the run with the simulated one. An error
 // of the user's input is a *UsageError. A run that stops with an error (interrupted) first
@@ -160,6 +161,13 @@ func ReplayRepl(ctx context.Context, cfg ReplayReplConfig) (ReplayReplResult, er
 		return db, nil
 	}
 	readers := make([]*sql.DB, len(bases))
+	type grantCheck struct {
+		u          ReplUser
+		db         *sql.DB
+		need       []privilege
+		node, addr string
+	}
+	var grants []grantCheck
 	for i, b := range bases {
 		chk, err := NewChecker(CheckerConfig{DSN: b.FormatDSN(), Budget: tl.Timeout})
 		if err != nil {
@@ -173,15 +181,27 @@ func ReplayRepl(ctx context.Context, cfg ReplayReplConfig) (ReplayReplResult, er
 			return ReplayReplResult{}, usage(fmt.Errorf("--mysql %s: %w", names[i], err), "")
 		}
 		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		for _, u := range []ReplUser{cfg.Admin, cfg.Writer} {
-			db, err := pool(u.dsn(b, b.Addr), 1)
-			if err == nil {
-				err = db.PingContext(pctx)
+		adminNeed := adminNeeds
+		if r.Config.Mode == repl.Semisync {
+			adminNeed = append(slices.Clone(adminNeeds), semisyncNeeds)
+		}
+		for _, c := range []struct {
+			u     ReplUser
+			need  []privilege
+			probe bool
+		}{{cfg.Admin, adminNeed, false}, {cfg.Writer, writerNeeds, false}, {ReplUser{Flag: "the probe user of --mysql " + names[i], Name: b.User}, probeNeeds, true}} {
+			u, db := c.u, readers[i]
+			if !c.probe {
+				db, err = pool(u.dsn(b, b.Addr), 1)
+				if err == nil {
+					err = db.PingContext(pctx)
+				}
+				if err != nil {
+					cancel()
+					return ReplayReplResult{}, usage(fmt.Errorf("%s %s on %s (%s): %v", u.Flag, u.Name, names[i], b.Addr, err), "its password comes from "+u.Env)
+				}
 			}
-			if err != nil {
-				cancel()
-				return ReplayReplResult{}, usage(fmt.Errorf("%s %s on %s (%s): %v", u.Flag, u.Name, names[i], b.Addr, err), "its password comes from "+u.Env)
-			}
+			grants = append(grants, grantCheck{u: u, db: db, need: c.need, node: names[i], addr: b.Addr})
 		}
 		cancel()
 	}
@@ -190,6 +210,19 @@ func ReplayRepl(ctx context.Context, cfg ReplayReplConfig) (ReplayReplResult, er
 	if err := readers[master].QueryRowContext(ctx, "SELECT MAX(id) FROM "+LedgerTable).Scan(&top); err != nil {
 		return ReplayReplResult{}, usage(fmt.Errorf("the ledger on %s, the master: %v", names[master], err),
 			"create "+LedgerTable+" (id BIGINT PRIMARY KEY) on the master, and grant the probe user SELECT and --writer INSERT on it")
+	}
+	// The grants too, not only the logins: a writer without INSERT would play the whole run
+	// and differ, an admin without a replication grant fail mid-run.
+	for _, g := range grants {
+		gctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		lack, err := checkGrants(gctx, g.db, g.need)
+		cancel()
+		if err != nil {
+			return ReplayReplResult{}, usage(fmt.Errorf("%s %s on %s (%s): SHOW GRANTS: %v", g.u.Flag, g.u.Name, g.node, g.addr, err), "")
+		}
+		if len(lack) > 0 {
+			return ReplayReplResult{}, usage(lacks(g.u, g.node, g.addr, lack), "docs/live.md lists the grants each user needs (\"The privileges each user needs\")")
+		}
 	}
 
 	// One proxy per node in front of its server: the probes, the writes and the promotions go

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/failsim/failsim/internal/embedded"
+	"github.com/failsim/failsim/internal/mariadb"
 	"github.com/failsim/failsim/monitor"
 	"github.com/failsim/failsim/repl"
 	"github.com/failsim/failsim/report"
@@ -168,5 +169,45 @@ func TestReplayLiveWorkloadPreflight(t *testing.T) {
 		if strings.Contains(stderr.String(), srv.Password) || strings.Contains(stderr.String(), c.adminPassword) || stdout.Len() > 0 {
 			t.Errorf("a password in the message, or output on stdout:\n%s%s", stderr.String(), stdout.String())
 		}
+	}
+}
+
+// The preflight checks the grants, not only the logins, on a real MariaDB: a --writer that can
+// log in but not INSERT into the ledger is exit 2 before the run, naming the user, the node and
+// the privilege (it used to play the whole run and say "DIFFER lost writes").
+func TestReplayLiveWorkloadGrants(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts a MariaDB of its own (about 8 s); monitor's TestReplayReplChecksGrants covers the check")
+	}
+	s := mariadb.Need(t)
+	root, err := s.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	for _, q := range []string{
+		"CREATE TABLE IF NOT EXISTS " + mariadb.Ledger + " (id BIGINT PRIMARY KEY)",
+		"CREATE USER 'nowriter'@'%' IDENTIFIED BY 'pw-w'", "GRANT SELECT ON " + mariadb.Ledger + " TO 'nowriter'@'%'",
+		"CREATE USER 'admin'@'%' IDENTIFIED BY 'pw-a'", "GRANT " + mariadb.AdminGrants + " ON *.* TO 'admin'@'%'",
+	} {
+		if _, err := root.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "w.timeline")
+	if err := os.WriteFile(path, []byte("cluster db1:master db2:replica\nworkload writes=5/s\n00:00:01 db1 refuse\n00:00:10 cluster end\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(passwordEnv, s.Password)
+	t.Setenv(adminPasswordEnv, "pw-a")
+	t.Setenv(writerPasswordEnv, "pw-w")
+	var stdout, stderr bytes.Buffer
+	m := &Main{Stdin: bytes.NewReader(nil), Stdout: &stdout, Stderr: &stderr}
+	code := m.Exit(context.Background(), []string{"replay", "--live", "--admin", "admin", "--writer", "nowriter",
+		"--mysql", "db1=" + s.DSN(""), "--mysql", "db2=" + s.DSN(""), path})
+	want := "failsim: error: --writer nowriter on db1 (" + s.Addr + ") lacks INSERT ON failsim.ledger\n" +
+		"failsim: hint: docs/live.md lists the grants each user needs (\"The privileges each user needs\")\n"
+	if code != 2 || stderr.String() != want || stdout.Len() > 0 {
+		t.Errorf("exit %d, stderr:\n%s\nstdout:\n%s\nwant exit 2 and\n%s", code, stderr.String(), stdout.String(), want)
 	}
 }
