@@ -30,7 +30,9 @@ func (g ClockGap) Describe(start time.Time) string {
 
 // gapDetector notices the runtime's clock jumping much further than the step it planned: the
 // loop tells it each wake-up it plans (real time on clk) and each time it wakes; a wake-up
-// later than planned by more than limit is a gap. It reads only the clock it is given.
+// later than planned by more than limit is a gap, and so is the loop's own work between a
+// wake-up and the next plan taking longer than limit (a stop in the middle of it). It reads
+// only the clock it is given.
 type gapDetector struct {
 	clk   clock.Clock
 	limit time.Duration // real time
@@ -38,6 +40,7 @@ type gapDetector struct {
 	speed float64       // virtual time per real time
 
 	planned time.Time // the wake-up planned, zero for none
+	busy    time.Time // when the loop last woke (t0 at the start): its work since then
 	gaps    []ClockGap
 }
 
@@ -48,15 +51,26 @@ func gapLimit(interval time.Duration, speed float64) time.Duration {
 }
 
 // plan notes the wake-up the loop plans, d of real time from now.
-func (g *gapDetector) plan(d time.Duration) { g.planned = g.clk.Now().Add(d) }
+func (g *gapDetector) plan(d time.Duration) {
+	now := g.clk.Now()
+	if !g.busy.IsZero() {
+		g.check(g.busy, now)
+	}
+	g.busy, g.planned = time.Time{}, now.Add(d)
+}
 
 // woke notes that the loop woke, for whatever reason: a result, a command or its timer.
 func (g *gapDetector) woke() {
-	if g.planned.IsZero() {
-		return
+	now := g.clk.Now()
+	if !g.planned.IsZero() {
+		g.check(g.planned, now)
 	}
-	if late := g.clk.Now().Sub(g.planned); late > g.limit {
-		g.gaps = append(g.gaps, ClockGap{Planned: time.Duration(float64(g.planned.Sub(g.t0)) * g.speed), Late: late})
+	g.planned, g.busy = time.Time{}, now
+}
+
+// check notes a gap if from to now is longer than the limit.
+func (g *gapDetector) check(from, now time.Time) {
+	if late := now.Sub(from); late > g.limit {
+		g.gaps = append(g.gaps, ClockGap{Planned: time.Duration(float64(from.Sub(g.t0)) * g.speed), Late: late})
 	}
-	g.planned = time.Time{}
 }

@@ -174,6 +174,9 @@ func conformReplication(t *testing.T, c *mariadb.Cluster, front *proxy.Proxy, sc
 	for _, e := range res.Errors {
 		t.Errorf("replication action: %v", e)
 	}
+	for _, g := range res.Gaps {
+		t.Logf("not exercised: %s", g.Describe(tl.Start)) // the machine was overloaded: say so beside a difference
+	}
 	if len(res.Promotions) != 1 {
 		t.Fatalf("live promotions %+v, want one", res.Promotions)
 	}

@@ -204,7 +204,7 @@ func (r *Runtime) Run(ctx context.Context) error {
 	}()
 	r.t0 = r.clk.Now()
 	r.lastLook = r.t0
-	r.gaps = gapDetector{clk: r.clk, limit: gapLimit(r.cfg.Interval, r.speed), t0: r.t0, speed: r.speed}
+	r.gaps = gapDetector{clk: r.clk, limit: gapLimit(r.cfg.Interval, r.speed), t0: r.t0, speed: r.speed, busy: r.t0}
 	for {
 		if r.step(pctx) {
 			return nil
