@@ -181,7 +181,7 @@ func conformIncident(t *testing.T, dsn, f string) {
 		t.Skip("replication and the workload are simulated only: a live replay of them needs one replicated server per node")
 	}
 	if full.Group > 0 {
-		t.Skipf("line %d needs the managers' group, which the live runtime does not run", full.Group)
+		t.Skipf("line %d needs a witness, a partition or a host event, which replay --live refuses", full.Group)
 	}
 	m, err := statemap.Load(full.Statemap)
 	if err != nil {

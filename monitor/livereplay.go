@@ -60,15 +60,15 @@ type LiveConfig struct {
 	OnProbe func(at time.Duration, node int, c statemap.Condition)
 }
 
-// WireOnly checks that every fault of tl can be made real by a proxy and that tl needs no
-// managers' group (a witness, a liveness setting, a partition, a host event: the live runtime
-// runs none); the error names the first that cannot, with its line. A workload and replication
+// WireOnly checks that every fault of tl can be made real by a proxy and that tl needs the
+// managers' group for nothing but managers that stop and start (no witness, liveness setting,
+// partition or host event: the live runtime cannot make them real); the error names the first that cannot, with its line. A workload and replication
 // statements pass: LiveReplication plays them (ReplicationActions checks them), LiveReplay does
 // not.
 func WireOnly(tl *timeline.Timeline) error {
 	if tl.Group > 0 {
 		return &fileline.Error{File: tl.File, Line: tl.Group,
-			Err: errors.New("witnesses, liveness settings, partitions and host events exist only in the simulator: the live replay runs no managers' group")}
+			Err: errors.New("witnesses, liveness settings, partitions and host events exist only in the simulator: the live replay runs the managers' group only for managers that stop and start")}
 	}
 	for _, ev := range tl.Events {
 		if ev.Kind == drive.SetFault && !ev.Fault.Kind.Wire() {
