@@ -9,18 +9,22 @@ import (
 	"github.com/failsim/failsim/statemap"
 )
 
-// StateChange is a node's datasource state changing (fence.StateChanged), by name.
+// StateChange is a node's datasource state changing (fence.StateChanged), by name, with the
+// probe's condition that changed it.
 type StateChange struct {
-	At       time.Duration
-	Node     string
-	From, To statemap.State
+	At        time.Duration
+	Node      string
+	From, To  statemap.State
+	Condition statemap.Condition
 }
 
 // CompareStates judges each node's state changes live against the simulated ones: the same
 // changes (from, to) in the same order, each within one tick of the simulated time, the
 // tolerance of Compare. names are the nodes in cluster order. It returns one line per node
 // ("agree ..." or "DIFFER ...", the changes in clock times from start, live ones with how far
-// off) and whether all agree.
+// off; a differing node's with the condition of each change) and whether all agree. The
+// conditions are not compared: a node stopped by socket_io_error live and by a refused
+// connection's twin in the simulator changed the same way.
 func CompareStates(start time.Time, names []string, simulated, live []StateChange) ([]string, bool) {
 	ok := true
 	var out []string
@@ -64,7 +68,7 @@ func changes(start time.Time, cs []StateChange) string {
 	}
 	var parts []string
 	for _, c := range cs {
-		parts = append(parts, fmt.Sprintf("%s %s", narrate.Clock(start, c.At.Round(time.Millisecond)), c.To))
+		parts = append(parts, fmt.Sprintf("%s %s (%s)", narrate.Clock(start, c.At.Round(time.Millisecond)), c.To, c.Condition))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -220,7 +220,7 @@ func (r *Recorder) Instant(time.Duration, *fence.Engine) {}
 func (r *Recorder) Event(ev fence.Event) {
 	switch ev := ev.(type) {
 	case *fence.StateChanged:
-		r.States = append(r.States, StateChange{At: ev.At, Node: r.Names[ev.Node], From: ev.From, To: ev.To})
+		r.States = append(r.States, StateChange{At: ev.At, Node: r.Names[ev.Node], From: ev.From, To: ev.To, Condition: ev.Condition})
 	case *fence.Failover:
 		r.Decisions = append(r.Decisions, Decision{At: ev.At, Kind: ev.Kind(), Node: r.Names[ev.Node], Other: r.Names[ev.To]})
 	case *fence.NoCandidate:
