@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/failsim/failsim/internal/mariadb"
+	"github.com/failsim/failsim/proxy"
 	"github.com/failsim/failsim/replica"
 )
 
@@ -227,6 +228,32 @@ func TestReplayLiveWorkload(t *testing.T) {
 		`(?m)^  DIFFER  unavailable: live [\d.]+s, simulated 0s \(within 2s, one deadline\)$`, `(?m)^verdict: differ$`} {
 		if !regexp.MustCompile(re).MatchString(out) {
 			t.Errorf("stdout has no line matching %s", re)
+		}
+	}
+
+	// An interrupted run heals the links it froze, and says so: db3's links frozen at 1 s, the
+	// run stopped at 4 s.
+	path = filepath.Join(t.TempDir(), "interrupted.timeline")
+	if err := os.WriteFile(path, []byte("cluster db2:master db3:replica\nworkload writes=50/s deadline=2s\n00:00:01 db3 link freeze\n00:00:30 cluster end\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args = []string{"replay", "--live", "--admin", mariadb.AdminUser, "--writer", mariadb.WriterUser, "--links", url,
+		"--mysql", fmt.Sprintf("db2=%s@tcp(%s)/", c.Servers[1].User, c.Servers[1].Addr),
+		"--mysql", fmt.Sprintf("db3=%s@tcp(%s)/", c.Servers[2].User, c.Servers[2].Addr), path}
+	stdout.Reset()
+	stderr.Reset()
+	ictx, stop := context.WithCancel(ctx)
+	timer := time.AfterFunc(4*time.Second, stop)
+	defer timer.Stop()
+	code = m.Exit(ictx, args)
+	out = stdout.String()
+	t.Logf("stdout:\n%s\nstderr:\n%s", out, stderr.String())
+	if code != 1 || !strings.Contains(out, "\ninterrupted: db3's replication links healed (they were in freeze)\n") {
+		t.Errorf("exit %d, want 1 and the links healed", code)
+	}
+	for _, name := range []string{"db3<-db1", "db3<-db2"} {
+		if n, ok := c.Links.Node(name); !ok || n.Mode() != (proxy.Mode{}) {
+			t.Errorf("%s after the interrupted run: %v, want pass", name, n.Mode())
 		}
 	}
 }
