@@ -21,6 +21,26 @@ import (
 // DefaultSpeed is how many times faster than the timeline a live replay runs.
 const DefaultSpeed = 10
 
+// MinBudget is the least real time a live probe's budget may be: five times the 20 ms under
+// which a probe counts as ending at its start, and the 100 ms by which the checker may
+// outlast its budget. Under it a timed-out probe cannot be told from a refused one, and a
+// healthy login on a busy machine runs out of time.
+const MinBudget = 100 * time.Millisecond
+
+// MaxSpeed is the highest speed at which the probe budget timeout (virtual time) stays at
+// least MinBudget of real time.
+func MaxSpeed(timeout time.Duration) float64 { return float64(timeout) / float64(MinBudget) }
+
+// CheckSpeed refuses a speed at which tl's probe budget cannot be honoured (MaxSpeed), with
+// the limit in the message.
+func CheckSpeed(tl *timeline.Timeline, speed float64) error {
+	if limit := MaxSpeed(tl.Timeout); speed > limit {
+		return fmt.Errorf("--speed %g: at most %g for %s: its probe budget of %v must stay at least %v of real time (%v / %g)",
+			speed, limit, tl.File, tl.Timeout, MinBudget, tl.Timeout, limit)
+	}
+	return nil
+}
+
 // LiveConfig sets up a live replay.
 type LiveConfig struct {
 	Timeline *timeline.Timeline
@@ -40,15 +60,15 @@ type LiveConfig struct {
 	OnProbe func(at time.Duration, node int, c statemap.Condition)
 }
 
-// WireOnly checks that every fault of tl can be made real by a proxy and that tl needs no
-// managers' group (a witness, a liveness setting, a partition, a host event: the live runtime
-// runs none); the error names the first that cannot, with its line. A workload and replication
+// WireOnly checks that every fault of tl can be made real by a proxy and that tl needs the
+// managers' group for nothing but managers that stop and start (no witness, liveness setting,
+// partition or host event: the live runtime cannot make them real); the error names the first that cannot, with its line. A workload and replication
 // statements pass: LiveReplication plays them (ReplicationActions checks them), LiveReplay does
 // not.
 func WireOnly(tl *timeline.Timeline) error {
 	if tl.Group > 0 {
 		return &fileline.Error{File: tl.File, Line: tl.Group,
-			Err: errors.New("witnesses, liveness settings, partitions and host events exist only in the simulator: the live replay runs no managers' group")}
+			Err: errors.New("witnesses, liveness settings, partitions and host events exist only in the simulator: the live replay runs the managers' group only for managers that stop and start")}
 	}
 	for _, ev := range tl.Events {
 		if ev.Kind == drive.SetFault && !ev.Fault.Kind.Wire() {
@@ -73,25 +93,38 @@ func ReplLine(tl *timeline.Timeline) int {
 	return r.WorkloadLine
 }
 
+// LiveRun is what a live run decided and saw.
+type LiveRun struct {
+	Decisions []Decision
+	States    []StateChange
+	// Gaps are the stretches in which the runtime did not run (its process stopped, the
+	// machine overloaded): a run with any was not exercised throughout, and cannot agree.
+	Gaps []ClockGap
+}
+
 // LiveReplay plays tl live: one proxy per node on 127.0.0.1 in front of the real server,
 // the timeline's faults set on the proxies at their (compressed) times, real checkers probing
-// through the proxies, the runtime deciding. It returns the live decisions.
-func LiveReplay(ctx context.Context, cfg LiveConfig) ([]Decision, error) {
+// through the proxies, the runtime deciding, the managers as a group as in the simulator. It
+// returns the live decisions and state changes, and the runtime's clock gaps.
+func LiveReplay(ctx context.Context, cfg LiveConfig) (LiveRun, error) {
 	tl := cfg.Timeline
 	if err := WireOnly(tl); err != nil {
-		return nil, err
+		return LiveRun{}, err
 	}
 	if line := ReplLine(tl); line > 0 {
-		return nil, &fileline.Error{File: tl.File, Line: line,
+		return LiveRun{}, &fileline.Error{File: tl.File, Line: line,
 			Err: errors.New("a workload and replication statements need a real server for each node: LiveReplication plays them, LiveReplay does not")}
 	}
 	speed := cfg.Speed
 	if speed <= 0 {
 		speed = DefaultSpeed
 	}
+	if err := CheckSpeed(tl, speed); err != nil {
+		return LiveRun{}, err
+	}
 	base, err := ProxyDSN(cfg.DSN)
 	if err != nil {
-		return nil, err
+		return LiveRun{}, err
 	}
 	pcfg := proxy.Config{Log: cfg.Log}
 	for _, n := range tl.Nodes {
@@ -99,7 +132,7 @@ func LiveReplay(ctx context.Context, cfg LiveConfig) ([]Decision, error) {
 	}
 	px, err := proxy.New(pcfg)
 	if err != nil {
-		return nil, fmt.Errorf("start the proxies: %w", err)
+		return LiveRun{}, fmt.Errorf("start the proxies: %w", err)
 	}
 	defer px.Close()
 	budget := time.Duration(float64(tl.Timeout) / speed)
@@ -110,7 +143,7 @@ func LiveReplay(ctx context.Context, cfg LiveConfig) ([]Decision, error) {
 		c.Addr = pn.Addr()
 		chk, err := NewChecker(CheckerConfig{DSN: c.FormatDSN(), Budget: budget, Query: cfg.Query})
 		if err != nil {
-			return nil, err
+			return LiveRun{}, err
 		}
 		nodes[i] = Node{Name: n.Name, Role: n.Role, Prober: chk}
 		cfg.Log.Debug().Str("node", n.Name).Str("proxy", pn.Addr()).Str("upstream", base.Addr).Msg("proxy up")
@@ -128,17 +161,17 @@ func LiveReplay(ctx context.Context, cfg LiveConfig) ([]Decision, error) {
 		onProbe = func(at time.Duration, i int, r Result) { cfg.OnProbe(at, i, r.Condition) }
 	}
 	rt, err := New(Config{Nodes: nodes, Map: cfg.Map, Policy: tl.Policy, Interval: tl.Interval, Speed: speed,
-		Log: cfg.Log, Observers: obs, OnProbe: onProbe}, TimelineScript(tl, inject))
+		Log: cfg.Log, Observers: obs, OnProbe: onProbe, Group: TimelineGroup(tl)}, TimelineScript(tl, inject))
 	if err != nil {
-		return nil, err
+		return LiveRun{}, err
 	}
 	if err := rt.Run(ctx); err != nil {
-		return nil, err
+		return LiveRun{}, err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("live replay interrupted: %w", err)
+		return LiveRun{}, fmt.Errorf("live replay interrupted: %w", err)
 	}
-	return rec.Decisions, injectErr
+	return LiveRun{Decisions: rec.Decisions, States: rec.States, Gaps: rt.Gaps()}, injectErr
 }
 
 // Decision is a fencing decision: a failover (Other promoted, "" if none was eligible) or a
@@ -160,11 +193,24 @@ func (d Decision) describe(start time.Time) string {
 	return fmt.Sprintf("%s %s failed", narrate.Clock(start, d.At), d.Node)
 }
 
-// Recorder is an observer that keeps the decisions of a run. Names, the nodes' names in
-// cluster order (timeline.Timeline.Names), must be set: the decisions are recorded with them.
+// Failovers counts the failovers among ds (promotions and failovers with no candidate).
+func Failovers(ds []Decision) int {
+	n := 0
+	for _, d := range ds {
+		if d.Kind != fence.KindNodeFailed {
+			n++
+		}
+	}
+	return n
+}
+
+// Recorder is an observer that keeps the decisions and the state changes of a run. Names, the
+// nodes' names in cluster order (timeline.Timeline.Names), must be set: both are recorded with
+// them.
 type Recorder struct {
 	Names     []string
 	Decisions []Decision
+	States    []StateChange
 }
 
 // Instant implements drive.Observer.
@@ -173,6 +219,8 @@ func (r *Recorder) Instant(time.Duration, *fence.Engine) {}
 // Event implements drive.Observer.
 func (r *Recorder) Event(ev fence.Event) {
 	switch ev := ev.(type) {
+	case *fence.StateChanged:
+		r.States = append(r.States, StateChange{At: ev.At, Node: r.Names[ev.Node], From: ev.From, To: ev.To, Condition: ev.Condition})
 	case *fence.Failover:
 		r.Decisions = append(r.Decisions, Decision{At: ev.At, Kind: ev.Kind(), Node: r.Names[ev.Node], Other: r.Names[ev.To]})
 	case *fence.NoCandidate:

@@ -124,6 +124,8 @@ type LivePromotion struct {
 // LiveReplicationResult is what a live run with replication did and saw.
 type LiveReplicationResult struct {
 	Decisions  []Decision
+	States     []StateChange
+	Gaps       []ClockGap // the runtime's clock gaps (LiveRun.Gaps)
 	Promotions []LivePromotion
 	Writes     writer.Result
 	Master     int     // the master of record at the end; -1 for none
@@ -187,6 +189,7 @@ func LiveReplication(ctx context.Context, cfg LiveReplicationConfig) (LiveReplic
 		return res, fmt.Errorf("live replication run interrupted: %w", err)
 	}
 	res.Decisions, res.Promotions, res.Master = rec.Decisions, p.done, int(of.Load())
+	res.States, res.Gaps = rec.States, rt.Gaps()
 	if res.Master >= 0 {
 		if res.Lost, err = writer.Lost(ctx, cfg.Readers[res.Master], res.Writes.Acked()); err != nil {
 			return res, err

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/netip"
+	"net/url"
 	"sort"
 	"strings"
 	"time"
@@ -20,11 +23,45 @@ type ProxyLinks struct {
 	addr   map[[2]int]string
 }
 
+// linksHint is the hint under a --links URL that is not http://IP:PORT.
+const linksHint = "--links is the control API of the failsim proxy that carries the replicas' streams, as http://IP:PORT (e.g. http://127.0.0.1:7480)"
+
+// CheckLinksURL checks a --links value without any network call: it must be http://IP:PORT,
+// IP a literal address (no host name, so no resolver is asked) and PORT a number from 1 to
+// 65535, with no user, path, query or fragment. A bad one is a *UsageError.
+func CheckLinksURL(raw string) error {
+	bad := func(why string) error { return usage(fmt.Errorf("--links %q: %s", raw, why), linksHint) }
+	u, err := url.Parse(raw)
+	if err != nil || u.Opaque != "" || u.Host == "" {
+		return bad("want http://IP:PORT")
+	}
+	if u.Scheme != "http" {
+		return bad(fmt.Sprintf("scheme %q: want http://IP:PORT (the proxy's control API speaks plain http)", u.Scheme))
+	}
+	if u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.ForceQuery {
+		return bad("want http://IP:PORT and nothing else: no user, path, query or fragment")
+	}
+	host, port, err := net.SplitHostPort(u.Host)
+	if err != nil {
+		return bad("want http://IP:PORT: no port")
+	}
+	if _, err := netip.ParseAddr(host); err != nil || strings.Contains(host, "%") {
+		return bad(fmt.Sprintf("%q is not a literal IP address: failsim resolves no host name for --links", host))
+	}
+	if p, err := netip.ParseAddrPort("127.0.0.1:" + port); err != nil || p.Port() == 0 {
+		return bad(fmt.Sprintf("port %q: want a number from 1 to 65535", port))
+	}
+	return nil
+}
+
 // NewProxyLinks lists the links' proxy's nodes; a node named REPLICA<-SOURCE of two of the
 // timeline's nodes is a link. Every replica whose stream one of acts freezes, heals or lags
-// must have one.
+// must have one. url must pass CheckLinksURL, which NewProxyLinks checks before any call.
 func NewProxyLinks(ctx context.Context, url, token string, names []string, acts []ReplicationAction) (*ProxyLinks, error) {
-	l := &ProxyLinks{client: &proxy.Client{Addr: url, Token: token}, of: map[int][]string{}, addr: map[[2]int]string{}}
+	if err := CheckLinksURL(url); err != nil {
+		return nil, err
+	}
+	l := &ProxyLinks{client: &proxy.Client{Addr: strings.TrimSuffix(url, "/"), Token: token}, of: map[int][]string{}, addr: map[[2]int]string{}}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	nodes, err := l.client.Nodes(ctx)

@@ -64,3 +64,39 @@ func TestProxyLinks(t *testing.T) {
 		t.Errorf("a refused token: got %v, want a UsageError with a hint", err)
 	}
 }
+
+// CheckLinksURL takes only http://IP:PORT on a literal address, and refuses the rest before
+// any network call: no resolver is asked for a bare word, no other scheme is tried.
+func TestCheckLinksURL(t *testing.T) {
+	for _, ok := range []string{"http://127.0.0.1:7480", "http://127.0.0.1:7480/", "http://[::1]:7480", "http://10.0.0.5:1"} {
+		if err := CheckLinksURL(ok); err != nil {
+			t.Errorf("CheckLinksURL(%q) = %v, want nil", ok, err)
+		}
+	}
+	for raw, want := range map[string]string{
+		"ftp://x":                     `--links "ftp://x": scheme "ftp": want http://IP:PORT (the proxy's control API speaks plain http)`,
+		"https://127.0.0.1:7480":      `--links "https://127.0.0.1:7480": scheme "https": want http://IP:PORT (the proxy's control API speaks plain http)`,
+		"x":                           `--links "x": want http://IP:PORT`,
+		"127.0.0.1:7480":              `--links "127.0.0.1:7480": want http://IP:PORT`,
+		"http://x:7480":               `--links "http://x:7480": "x" is not a literal IP address: failsim resolves no host name for --links`,
+		"http://localhost:7480":       `--links "http://localhost:7480": "localhost" is not a literal IP address: failsim resolves no host name for --links`,
+		"http://127.0.0.1":            `--links "http://127.0.0.1": want http://IP:PORT: no port`,
+		"http://127.0.0.1:0":          `--links "http://127.0.0.1:0": port "0": want a number from 1 to 65535`,
+		"http://127.0.0.1:99999":      `--links "http://127.0.0.1:99999": port "99999": want a number from 1 to 65535`,
+		"http://127.0.0.1:http":       `--links "http://127.0.0.1:http": want http://IP:PORT`,
+		"http://u:p@127.0.0.1:7480":   `--links "http://u:p@127.0.0.1:7480": want http://IP:PORT and nothing else: no user, path, query or fragment`,
+		"http://127.0.0.1:7480/v1":    `--links "http://127.0.0.1:7480/v1": want http://IP:PORT and nothing else: no user, path, query or fragment`,
+		"http://127.0.0.1:7480?a=b":   `--links "http://127.0.0.1:7480?a=b": want http://IP:PORT and nothing else: no user, path, query or fragment`,
+		"http://[fe80::1%25eth0]:748": `--links "http://[fe80::1%25eth0]:748": "fe80::1%eth0" is not a literal IP address: failsim resolves no host name for --links`,
+	} {
+		err := CheckLinksURL(raw)
+		var ue *UsageError
+		if !errors.As(err, &ue) || ue.Error() != want || ue.Hint == "" {
+			t.Errorf("CheckLinksURL(%q) = %v, want the UsageError %q with a hint", raw, err, want)
+		}
+	}
+	// NewProxyLinks checks first: a bad URL never reaches the network.
+	if _, err := NewProxyLinks(context.Background(), "ftp://x", "", []string{"db1"}, nil); err == nil || err.Error() != `--links "ftp://x": scheme "ftp": want http://IP:PORT (the proxy's control API speaks plain http)` {
+		t.Errorf("NewProxyLinks(ftp://x) = %v", err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -88,10 +89,12 @@ type ReplayReplConfig struct {
 	Admin, Writer, Repl ReplUser
 	// Links, nil without one, carries the replicas' streams.
 	Links ReplLinks
-	// Simulated and Predicted are the simulator's decisions and client's view of the timeline.
-	Simulated []Decision
-	Predicted repl.Summary
-	Log       zerolog.Logger
+	// Simulated, SimulatedStates and Predicted are the simulator's decisions, state changes
+	// and client's view of the timeline.
+	Simulated       []Decision
+	SimulatedStates []StateChange
+	Predicted       repl.Summary
+	Log             zerolog.Logger
 	// Observers are told the live events: the runtime's and the replication actions made
 	// real, under one lock. OnProbe, when not nil, is told each probe's result under the same
 	// lock.
@@ -105,22 +108,28 @@ type ReplayReplConfig struct {
 // ReplayReplResult is what a live replay with a workload found.
 type ReplayReplResult struct {
 	Decisions []string // Compare's lines, simulated against live
+	States    []string // CompareStates' lines
 	Client    []string // CompareReplication's lines
 	// Notes say what each promotion did and what could not be made real.
 	Notes      []string
 	Live       repl.Summary // the live client's view
 	Lost       []int64      // the ledger's lost ids
 	Promotions []LivePromotion
-	// Agree is true when the decisions and the client's view agree and everything was made real.
+	// Gaps are the runtime's clock gaps: with any, the run cannot agree.
+	Gaps []ClockGap
+	// Agree is true when the decisions, the state changes and the client's view agree,
+	// everything was made real and the runtime ran throughout.
 	Agree bool
 }
 
 // ReplayRepl plays a timeline with a workload live on one real server per node: it checks
 // that every server answers a probe and every user logs in to it, reads the ledger's top id
-// on the master, puts one failsim proxy per node in front of its server to carry the probes,
+// on the master, checks every user's grants on every server (SHOW GRANTS), puts one failsim proxy per node in front of its server to carry the probes,
 // the writes, the promotions and the timeline's faults, makes the replication events real
 // (through Links for the streams), and compares the run with the simulated one. An error
-// of the user's input is a *UsageError.
+// of the user's input is a *UsageError. A run that stops with an error (interrupted) first
+// sets every replication link it froze or delayed back to pass; the result's Notes then say
+// what it healed and what it leaves on the servers (a stopped replicator, a MASTER_DELAY).
 func ReplayRepl(ctx context.Context, cfg ReplayReplConfig) (ReplayReplResult, error) {
 	tl, r := cfg.Timeline, cfg.Timeline.Repl
 	names := tl.Names()
@@ -153,6 +162,13 @@ func ReplayRepl(ctx context.Context, cfg ReplayReplConfig) (ReplayReplResult, er
 		return db, nil
 	}
 	readers := make([]*sql.DB, len(bases))
+	type grantCheck struct {
+		u          ReplUser
+		db         *sql.DB
+		need       []privilege
+		node, addr string
+	}
+	var grants []grantCheck
 	for i, b := range bases {
 		chk, err := NewChecker(CheckerConfig{DSN: b.FormatDSN(), Budget: tl.Timeout})
 		if err != nil {
@@ -166,15 +182,27 @@ func ReplayRepl(ctx context.Context, cfg ReplayReplConfig) (ReplayReplResult, er
 			return ReplayReplResult{}, usage(fmt.Errorf("--mysql %s: %w", names[i], err), "")
 		}
 		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		for _, u := range []ReplUser{cfg.Admin, cfg.Writer} {
-			db, err := pool(u.dsn(b, b.Addr), 1)
-			if err == nil {
-				err = db.PingContext(pctx)
+		adminNeed := adminNeeds
+		if r.Config.Mode == repl.Semisync {
+			adminNeed = append(slices.Clone(adminNeeds), semisyncNeeds)
+		}
+		for _, c := range []struct {
+			u     ReplUser
+			need  []privilege
+			probe bool
+		}{{cfg.Admin, adminNeed, false}, {cfg.Writer, writerNeeds, false}, {ReplUser{Flag: "the probe user of --mysql " + names[i], Name: b.User}, probeNeeds, true}} {
+			u, db := c.u, readers[i]
+			if !c.probe {
+				db, err = pool(u.dsn(b, b.Addr), 1)
+				if err == nil {
+					err = db.PingContext(pctx)
+				}
+				if err != nil {
+					cancel()
+					return ReplayReplResult{}, usage(fmt.Errorf("%s %s on %s (%s): %v", u.Flag, u.Name, names[i], b.Addr, err), "its password comes from "+u.Env)
+				}
 			}
-			if err != nil {
-				cancel()
-				return ReplayReplResult{}, usage(fmt.Errorf("%s %s on %s (%s): %v", u.Flag, u.Name, names[i], b.Addr, err), "its password comes from "+u.Env)
-			}
+			grants = append(grants, grantCheck{u: u, db: db, need: c.need, node: names[i], addr: b.Addr})
 		}
 		cancel()
 	}
@@ -183,6 +211,19 @@ func ReplayRepl(ctx context.Context, cfg ReplayReplConfig) (ReplayReplResult, er
 	if err := readers[master].QueryRowContext(ctx, "SELECT MAX(id) FROM "+LedgerTable).Scan(&top); err != nil {
 		return ReplayReplResult{}, usage(fmt.Errorf("the ledger on %s, the master: %v", names[master], err),
 			"create "+LedgerTable+" (id BIGINT PRIMARY KEY) on the master, and grant the probe user SELECT and --writer INSERT on it")
+	}
+	// The grants too, not only the logins: a writer without INSERT would play the whole run
+	// and differ, an admin without a replication grant fail mid-run.
+	for _, g := range grants {
+		gctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		lack, err := checkGrants(gctx, g.db, g.need)
+		cancel()
+		if err != nil {
+			return ReplayReplResult{}, usage(fmt.Errorf("%s %s on %s (%s): SHOW GRANTS: %v", g.u.Flag, g.u.Name, g.node, g.addr, err), "")
+		}
+		if len(lack) > 0 {
+			return ReplayReplResult{}, usage(lacks(g.u, g.node, g.addr, lack), "docs/live.md lists the grants each user needs (\"The privileges each user needs\")")
+		}
 	}
 
 	// One proxy per node in front of its server: the probes, the writes and the promotions go
@@ -197,7 +238,7 @@ func ReplayRepl(ctx context.Context, cfg ReplayReplConfig) (ReplayReplResult, er
 	}
 	defer px.Close()
 	lcfg := LiveReplicationConfig{
-		Config:      Config{Map: cfg.Map, Policy: tl.Policy, Interval: tl.Interval, Log: cfg.Log},
+		Config:      Config{Map: cfg.Map, Policy: tl.Policy, Interval: tl.Interval, Log: cfg.Log, Group: TimelineGroup(tl)},
 		Precedence:  r.Config.Precedence,
 		Replication: cfg.Replication,
 		Rate:        r.Config.Rate, Deadline: r.Config.Deadline, Base: top.Int64 + 1,
@@ -241,10 +282,13 @@ func ReplayRepl(ctx context.Context, cfg ReplayReplConfig) (ReplayReplResult, er
 		}
 		return s
 	}
+	left := newLeftBehind()
 	lcfg.SetLink = func(node int, md proxy.Mode) error {
 		if cfg.Links == nil {
 			return errors.New("no --links")
 		}
+		// Noted before the call: a set cut short by the interrupt may have reached some links.
+		left.setLink(node, md)
 		return cfg.Links.Set(ctx, node, md)
 	}
 	var injectErr error
@@ -266,6 +310,9 @@ func ReplayRepl(ctx context.Context, cfg ReplayReplConfig) (ReplayReplResult, er
 	}
 	lcfg.Config.Observers = []drive.Observer{obs}
 	lcfg.OnAction = func(a ReplicationAction, err error) {
+		if err == nil {
+			left.acted(a)
+		}
 		if err == nil && a.Input != nil {
 			obs.Event(repl.Applied{At: a.At, Input: a.Input})
 		}
@@ -275,12 +322,15 @@ func ReplayRepl(ctx context.Context, cfg ReplayReplConfig) (ReplayReplResult, er
 	}
 	res, err := LiveReplication(ctx, lcfg)
 	if err != nil {
-		return ReplayReplResult{}, err
+		// An interrupted run heals the links it set, and says what it leaves on the servers.
+		return ReplayReplResult{Notes: left.heal(cfg.Links, names)}, err
 	}
-	out := ReplayReplResult{Live: res.Writes.Summary(), Lost: res.Lost, Promotions: res.Promotions}
-	var decisionsOK, clientOK bool
+	out := ReplayReplResult{Live: res.Writes.Summary(), Lost: res.Lost, Promotions: res.Promotions, Gaps: res.Gaps}
+	var decisionsOK, statesOK, clientOK bool
 	out.Decisions, decisionsOK = Compare(tl.Start, cfg.Simulated, res.Decisions)
-	out.Client, clientOK = CompareReplication(tl.Start, cfg.Predicted, out.Live, int64(len(res.Lost)), r.Config.Rate, r.Config.Deadline)
+	out.States, statesOK = CompareStates(tl.Start, names, cfg.SimulatedStates, res.States)
+	out.Client, clientOK = CompareReplication(tl.Start, cfg.Predicted, out.Live, int64(len(res.Lost)), r.Config.Rate, r.Config.Deadline,
+		Failovers(cfg.Simulated))
 	// A promotion or a replication action that failed, or a fault not set, makes the live run
 	// another run than the timeline's: it cannot agree.
 	made := injectErr == nil && len(res.Errors) == 0
@@ -293,7 +343,10 @@ func ReplayRepl(ctx context.Context, cfg ReplayReplConfig) (ReplayReplResult, er
 			out.Notes = append(out.Notes, "not made real: "+e.Error())
 		}
 	}
-	out.Agree = decisionsOK && clientOK && made
+	for _, g := range res.Gaps {
+		out.Notes = append(out.Notes, "not exercised: "+g.Describe(tl.Start))
+	}
+	out.Agree = decisionsOK && statesOK && clientOK && made && len(res.Gaps) == 0
 	return out, nil
 }
 

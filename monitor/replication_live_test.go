@@ -174,6 +174,9 @@ func conformReplication(t *testing.T, c *mariadb.Cluster, front *proxy.Proxy, sc
 	for _, e := range res.Errors {
 		t.Errorf("replication action: %v", e)
 	}
+	for _, g := range res.Gaps {
+		t.Logf("not exercised: %s", g.Describe(tl.Start)) // the machine was overloaded: say so beside a difference
+	}
 	if len(res.Promotions) != 1 {
 		t.Fatalf("live promotions %+v, want one", res.Promotions)
 	}
@@ -182,7 +185,7 @@ func conformReplication(t *testing.T, c *mariadb.Cluster, front *proxy.Proxy, sc
 		t.Fatalf("promotion of %s: %v", tl.Nodes[pr.To].Name, pr.Err)
 	}
 	got := res.Writes.Summary()
-	lines, agree := CompareReplication(tl.Start, predicted, got, int64(len(res.Lost)), confRate, confDeadline)
+	lines, agree := CompareReplication(tl.Start, predicted, got, int64(len(res.Lost)), confRate, confDeadline, 1)
 	for _, l := range lines {
 		t.Log(l)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/rs/zerolog"
 
+	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
@@ -67,6 +68,10 @@ type Config struct {
 	// ReloadEvery is how often, in real time, the statemap file's modification time is looked
 	// at; zero means one second.
 	ReloadEvery time.Duration
+	// Group, when not nil, runs the managers as a group beside the engine, as the simulator
+	// does (drive.Config.Group): a live replay's managers stop and start as its script says.
+	// Nil (watch): no group, the first node whose manager is up coordinates.
+	Group *cluster.Config
 }
 
 // Script is what a run plays beside its live probes, in virtual time: a live replay's timeline
@@ -107,6 +112,7 @@ type Runtime struct {
 	waiting  int           // how many are awaited
 	got      []Result      // per node: the result the driver holds, for OnProbe when it counts
 	lastLook time.Time
+	gaps     gapDetector
 
 	results  chan probeDone
 	cmds     chan func() // runs a function on the loop after the due work: the tests synchronise with it
@@ -176,6 +182,7 @@ func New(cfg Config, sc Script) (*Runtime, error) {
 		End:         end,
 		EveryTick:   true,
 		Counted:     r.counted,
+		Group:       cfg.Group,
 	}, cfg.Observers...)
 	return r, nil
 }
@@ -197,11 +204,14 @@ func (r *Runtime) Run(ctx context.Context) error {
 	}()
 	r.t0 = r.clk.Now()
 	r.lastLook = r.t0
+	r.gaps = gapDetector{clk: r.clk, limit: gapLimit(r.cfg.Interval, r.speed), t0: r.t0, speed: r.speed, busy: r.t0}
 	for {
 		if r.step(pctx) {
 			return nil
 		}
-		timer := r.clk.Timer(r.realUntil(r.nextDue()))
+		wait := r.realUntil(r.nextDue())
+		r.gaps.plan(wait)
+		timer := r.clk.Timer(wait)
 		select {
 		case <-ctx.Done():
 			timer.Stop()
@@ -215,8 +225,13 @@ func (r *Runtime) Run(ctx context.Context) error {
 		case <-timer.C:
 		}
 		timer.Stop()
+		r.gaps.woke()
 	}
 }
+
+// Gaps are the stretches of real time in which the run did not run (ClockGap), in time order.
+// Read them only after Run has returned.
+func (r *Runtime) Gaps() []ClockGap { return r.gaps.gaps }
 
 // virtual is the virtual time now.
 func (r *Runtime) virtual() time.Duration {

@@ -1,6 +1,7 @@
 package monitor
 
 import (
+	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/timeline"
 )
@@ -11,4 +12,11 @@ import (
 // its expectations look at (Timeline.Checkpoints), and its end.
 func TimelineScript(tl *timeline.Timeline, inject func(node int, f fault.Fault)) Script {
 	return Script{Actions: tl.Events, Inject: inject, Checkpoints: tl.Checkpoints(), End: tl.End}
+}
+
+// TimelineGroup is the managers' group of a live run of tl, as the simulator runs it
+// (sim.Replay): made only when a manager stops with no majority left up, since the live
+// replay refuses witnesses, liveness settings, partitions and host events (WireOnly).
+func TimelineGroup(tl *timeline.Timeline) *cluster.Config {
+	return &cluster.Config{Witnesses: len(tl.Witnesses), GapThreshold: tl.GapThreshold, FailsafeThreshold: tl.FailsafeThreshold}
 }

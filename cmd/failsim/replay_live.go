@@ -33,6 +33,9 @@ func (m *Main) runReplayLive(ctx context.Context, path string, tl *timeline.Time
 	if speed <= 0 {
 		return usageErr(fmt.Errorf("--speed %v: want a positive factor such as 10", speed), "")
 	}
+	if err := monitor.CheckSpeed(tl, speed); err != nil {
+		return usageErr(err, `a faster replay needs a longer probe budget: the timeline's "checker timeout=DUR"`)
+	}
 	if dsn != "" {
 		if _, err := monitor.ProxyDSN(dsn); err != nil {
 			return usageErr(fmt.Errorf("--mysql: %w", err), "a DSN looks like probe:PASSWORD@tcp(127.0.0.1:3306)/")
@@ -75,11 +78,12 @@ func (m *Main) runReplayLive(ctx context.Context, path string, tl *timeline.Time
 		return usageErr(fmt.Errorf("--mysql: a probe of %s with no fault ended in %s: %v", checker.Addr(), r.Condition, r.Err), hint)
 	}
 	simulated := simulate(tl, sm)
+	xs := monitor.NewLiveExpectations(tl, sm)
 	out := newLivePrinter(m.Stdout, f, tl.Start, tl.Names())
 	if f == report.Text {
 		fmt.Fprintf(m.Stdout, "live replay of %s at %gx%s: %s of timeline in %s\n", tl.File, speed, against, tl.End, time.Duration(float64(tl.End)/speed).Round(time.Second))
 	}
-	lcfg := monitor.LiveConfig{Timeline: tl, Map: sm, DSN: dsn, Speed: speed, Log: log, Observers: []drive.Observer{out}}
+	lcfg := monitor.LiveConfig{Timeline: tl, Map: sm, DSN: dsn, Speed: speed, Log: log, Observers: []drive.Observer{out, xs.Observer()}}
 	var run *reportRun
 	if reportPath != "" {
 		run = newReportRun(tl, sm)
@@ -90,9 +94,24 @@ func (m *Main) runReplayLive(ctx context.Context, path string, tl *timeline.Time
 	if err != nil {
 		return &exitError{code: 1, err: err}
 	}
-	lines, ok := monitor.Compare(tl.Start, simulated, live)
+	lines, decisionsOK := monitor.Compare(tl.Start, simulated.Decisions, live.Decisions)
+	states, statesOK := monitor.CompareStates(tl.Start, tl.Names(), simulated.States, live.States)
+	var gaps []string
+	for _, g := range live.Gaps {
+		gaps = append(gaps, "not exercised: "+g.Describe(tl.Start))
+	}
+	ok := decisionsOK && statesOK && len(gaps) == 0
+	results := xs.Results()
+	xlines, held := monitor.ExpectationLines(tl.File, results)
 	if run != nil {
-		run.extra = "decisions, simulated against live (within one tick):\n  " + strings.Join(lines, "\n  ")
+		run.extra = "decisions, simulated against live (within one tick):\n  " + strings.Join(lines, "\n  ") +
+			"\n\nstate changes, simulated against live (within one tick):\n  " + strings.Join(states, "\n  ")
+		if len(gaps) > 0 {
+			run.extra += "\n\n" + strings.Join(gaps, "\n")
+		}
+		if len(xlines) > 0 {
+			run.extra += "\n\n" + strings.Join(xlines, "\n")
+		}
 		if err := m.writeReport(ctx, reportPath, "html", run, path); err != nil {
 			return err
 		}
@@ -102,29 +121,46 @@ func (m *Main) runReplayLive(ctx context.Context, path string, tl *timeline.Time
 		if against != "" {
 			server = "built-in"
 		}
-		b, _ := json.Marshal(map[string]any{"live_summary": map[string]any{"file": tl.File, "speed": speed, "server": server, "agree": ok, "decisions": lines}})
+		b, _ := json.Marshal(map[string]any{"live_summary": map[string]any{"file": tl.File, "speed": speed, "server": server, "agree": ok,
+			"decisions": lines, "states": states, "notes": gaps, "expectations": results}})
 		fmt.Fprintf(m.Stdout, "%s\n", b)
 	} else {
-		fmt.Fprintf(m.Stdout, "\ndecisions, simulated against live (within one tick):\n  %s\n", strings.Join(lines, "\n  "))
-		if ok {
-			fmt.Fprintln(m.Stdout, "verdict: agree")
-		} else {
-			fmt.Fprintln(m.Stdout, "verdict: differ")
-		}
+		fmt.Fprint(m.Stdout, liveComparison(lines, states, gaps, xlines, ok))
 	}
 	if out.err != nil {
 		return out.err
 	}
-	if !ok {
+	if !ok || !held {
 		return failedErr()
 	}
 	return nil
 }
 
-// simulate replays tl in the simulator and returns its fencing decisions, to set beside the
-// live ones.
-func simulate(tl *timeline.Timeline, sm *statemap.Map) []monitor.Decision {
+// liveComparison is the text a live replay prints after its events: the decisions and the
+// state changes, simulated against live, what was not exercised, the verdict, and the live
+// expectations.
+func liveComparison(decisions, states, notes, expectations []string, agree bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\ndecisions, simulated against live (within one tick):\n  %s\n", strings.Join(decisions, "\n  "))
+	fmt.Fprintf(&b, "\nstate changes, simulated against live (within one tick):\n  %s\n", strings.Join(states, "\n  "))
+	if len(notes) > 0 {
+		fmt.Fprintf(&b, "\n%s\n", strings.Join(notes, "\n"))
+	}
+	if agree {
+		b.WriteString("verdict: agree\n")
+	} else {
+		b.WriteString("verdict: differ\n")
+	}
+	if len(expectations) > 0 {
+		fmt.Fprintf(&b, "\n%s\n", strings.Join(expectations, "\n"))
+	}
+	return b.String()
+}
+
+// simulate replays tl in the simulator and returns its fencing decisions and state changes,
+// to set beside the live ones.
+func simulate(tl *timeline.Timeline, sm *statemap.Map) *monitor.Recorder {
 	rec := &monitor.Recorder{Names: tl.Names()}
 	sim.Replay(tl, sm, rec)
-	return rec.Decisions
+	return rec
 }

@@ -141,6 +141,12 @@ func (m *Main) runReplayLiveRepl(ctx context.Context, c *cobra.Command, o *repla
 	if c.Flags().Changed("speed") && o.speed != 1 {
 		return usageErr(fmt.Errorf("--speed %v: a timeline with a workload plays live at speed 1 only (the write rate is never scaled); %s:%d", o.speed, tl.File, r.WorkloadLine), "leave --speed out")
 	}
+	if o.links != "" {
+		// Before anything else: a bad URL never reaches the network.
+		if err := monitor.CheckLinksURL(o.links); err != nil {
+			return liveUsage(err)
+		}
+	}
 	acts, err := monitor.ReplicationActions(tl, o.links != "")
 	if err != nil {
 		return usageErr(err, "")
@@ -158,9 +164,10 @@ func (m *Main) runReplayLiveRepl(ctx context.Context, c *cobra.Command, o *repla
 		return liveUsage(err)
 	}
 	simulated, predicted := simulateRepl(tl, sm)
+	xs := monitor.NewLiveExpectations(tl, sm)
 	cfg := monitor.ReplayReplConfig{Timeline: tl, Map: sm, Servers: bases, Replication: acts,
 		Admin: admin, Writer: writer, Repl: replUser("--repl-user", o.replUser, replPasswordEnv),
-		Simulated: simulated, Predicted: predicted, Log: log}
+		Simulated: simulated.Decisions, SimulatedStates: simulated.States, Predicted: predicted, Log: log}
 	if o.links != "" {
 		token, _, err := controlToken(ctx, c, "", o.tokenFile)
 		if err != nil {
@@ -174,7 +181,7 @@ func (m *Main) runReplayLiveRepl(ctx context.Context, c *cobra.Command, o *repla
 	}
 
 	out := newLivePrinter(m.Stdout, f, tl.Start, names)
-	cfg.Observers = []drive.Observer{out}
+	cfg.Observers = []drive.Observer{out, xs.Observer()}
 	var run *reportRun
 	if o.report != "" {
 		run = newReportRun(tl, sm)
@@ -188,6 +195,12 @@ func (m *Main) runReplayLiveRepl(ctx context.Context, c *cobra.Command, o *repla
 	}
 	res, err := monitor.ReplayRepl(ctx, cfg)
 	if err != nil {
+		if len(res.Notes) > 0 && f == report.Text {
+			fmt.Fprintf(m.Stdout, "\n%s\n", strings.Join(res.Notes, "\n"))
+		} else if len(res.Notes) > 0 {
+			b, _ := json.Marshal(map[string]any{"live_summary": map[string]any{"file": tl.File, "interrupted": true, "notes": res.Notes}})
+			fmt.Fprintf(m.Stdout, "%s\n", b)
+		}
 		return liveUsage(err)
 	}
 	live := res.Live
@@ -204,6 +217,7 @@ func (m *Main) runReplayLiveRepl(ctx context.Context, c *cobra.Command, o *repla
 			ob.Event(repl.Final{At: tl.End, Config: r.Config, Summary: fin, Workload: true})
 		}
 		run.extra = "decisions, simulated against live (within one tick):\n  " + strings.Join(res.Decisions, "\n  ") +
+			"\n\nstate changes, simulated against live (within one tick):\n  " + strings.Join(res.States, "\n  ") +
 			"\n\nthe client's view, simulated against live (the writes row above is the live one; lost writes are ledger ids):\n  " + strings.Join(res.Client, "\n  ")
 		if len(res.Notes) > 0 {
 			run.extra += "\n\n" + strings.Join(res.Notes, "\n")
@@ -212,15 +226,20 @@ func (m *Main) runReplayLiveRepl(ctx context.Context, c *cobra.Command, o *repla
 			return err
 		}
 	}
-	outcome := liveReplOutcome{file: tl.File, servers: len(dsns), decisions: res.Decisions, client: res.Client, notes: res.Notes,
-		agree: res.Agree, simulated: predicted, live: live, liveLost: int64(len(res.Lost))}
+	results := xs.Results()
+	xlines, held := monitor.ExpectationLines(tl.File, results)
+	if run != nil && len(xlines) > 0 {
+		run.extra += "\n\n" + strings.Join(xlines, "\n")
+	}
+	outcome := liveReplOutcome{file: tl.File, servers: len(dsns), decisions: res.Decisions, states: res.States, client: res.Client, notes: res.Notes,
+		agree: res.Agree, simulated: predicted, live: live, liveLost: int64(len(res.Lost)), expectations: results, xlines: xlines}
 	if err := outcome.write(m.Stdout, f); err != nil {
 		return err
 	}
 	if out.err != nil {
 		return out.err
 	}
-	if !outcome.agree {
+	if !outcome.agree || !held {
 		return failedErr()
 	}
 	return nil
@@ -241,12 +260,17 @@ type liveReplOutcome struct {
 	file      string
 	servers   int
 	decisions []string // monitor.Compare's lines
+	states    []string // monitor.CompareStates' lines
 	client    []string // monitor.CompareReplication's lines
 	notes     []string // the promotions and what could not be made real
 	agree     bool
 	simulated repl.Summary
 	live      repl.Summary
 	liveLost  int64
+	// expectations are the live verdicts of the expect lines, xlines their text
+	// (monitor.ExpectationLines).
+	expectations []monitor.ExpectResult
+	xlines       []string
 }
 
 // write prints o: in text the decisions, the client's view and the notes, then the verdict;
@@ -254,7 +278,7 @@ type liveReplOutcome struct {
 func (o liveReplOutcome) write(w io.Writer, f report.Format) error {
 	if f == report.JSON {
 		b, err := json.Marshal(map[string]any{"live_summary": map[string]any{"file": o.file, "speed": 1, "servers": o.servers,
-			"agree": o.agree, "decisions": o.decisions, "client": o.client, "notes": o.notes,
+			"agree": o.agree, "decisions": o.decisions, "states": o.states, "client": o.client, "notes": o.notes, "expectations": o.expectations,
 			"simulated": availabilityJSON(o.simulated, o.simulated.Lost), "live": availabilityJSON(o.live, o.liveLost)}})
 		if err != nil {
 			return err
@@ -264,7 +288,8 @@ func (o liveReplOutcome) write(w io.Writer, f report.Format) error {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "\ndecisions, simulated against live (within one tick):\n  %s\n", strings.Join(o.decisions, "\n  "))
-	fmt.Fprintf(&b, "\nthe client's view, simulated against live (lost writes within one deadline's worth, the longest outage within one tick):\n  %s\n", strings.Join(o.client, "\n  "))
+	fmt.Fprintf(&b, "\nstate changes, simulated against live (within one tick):\n  %s\n", strings.Join(o.states, "\n  "))
+	fmt.Fprintf(&b, "\nthe client's view, simulated against live (lost writes within one deadline's worth, the longest outage within one tick, failed writes and unavailable time within one deadline and a tick a failover):\n  %s\n", strings.Join(o.client, "\n  "))
 	if len(o.notes) > 0 {
 		fmt.Fprintf(&b, "\n%s\n", strings.Join(o.notes, "\n"))
 	}
@@ -273,17 +298,21 @@ func (o liveReplOutcome) write(w io.Writer, f report.Format) error {
 	} else {
 		b.WriteString("verdict: differ\n")
 	}
+	if len(o.xlines) > 0 {
+		fmt.Fprintf(&b, "\n%s\n", strings.Join(o.xlines, "\n"))
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// simulateRepl replays tl in the simulator and returns its fencing decisions and the client's
-// view (the replication model's summary), to set beside the live ones.
-func simulateRepl(tl *timeline.Timeline, sm *statemap.Map) ([]monitor.Decision, repl.Summary) {
+// simulateRepl replays tl in the simulator and returns its fencing decisions and state
+// changes and the client's view (the replication model's summary), to set beside the live
+// ones.
+func simulateRepl(tl *timeline.Timeline, sm *statemap.Map) (*monitor.Recorder, repl.Summary) {
 	rec := &monitor.Recorder{Names: tl.Names()}
 	fin := &finalCatcher{}
 	sim.Replay(tl, sm, rec, fin)
-	return rec.Decisions, fin.summary
+	return rec, fin.summary
 }
 
 // finalCatcher keeps the replication model's summary from the run's repl.Final.

@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -11,10 +13,12 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/failsim/failsim/internal/mariadb"
+	"github.com/failsim/failsim/proxy"
 	"github.com/failsim/failsim/replica"
 )
 
@@ -183,7 +187,85 @@ func TestReplayLiveWorkload(t *testing.T) {
 			t.Errorf("the report has no %q", want)
 		}
 	}
+
+	// Last, db2 the master with no fault in the timeline, its server frozen twice for 4 s by
+	// something the timeline did not plan: failed writes and unavailable time differ.
+	path = filepath.Join(t.TempDir(), "frozen.timeline")
+	if err := os.WriteFile(path, []byte(liveFrozenTimeline), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args = []string{"replay", "--live", "--admin", mariadb.AdminUser, "--writer", mariadb.WriterUser,
+		"--mysql", fmt.Sprintf("db2=%s@tcp(%s)/", c.Servers[1].User, c.Servers[1].Addr),
+		"--mysql", fmt.Sprintf("db3=%s@tcp(%s)/", c.Servers[2].User, c.Servers[2].Addr), path}
+	stdout.Reset()
+	stderr.Reset()
+	frozenServer := c.Servers[1]
+	frozen := make(chan error, 1)
+	go func() {
+		var err error
+		for _, at := range []time.Duration{3 * time.Second, 4 * time.Second} { // after the preflight's second or so
+			time.Sleep(at)
+			if err = frozenServer.Signal(syscall.SIGSTOP); err != nil {
+				break
+			}
+			time.Sleep(4 * time.Second)
+			if err = frozenServer.Signal(syscall.SIGCONT); err != nil {
+				break
+			}
+		}
+		frozen <- err
+	}()
+	code = m.Exit(ctx, args)
+	if err := <-frozen; err != nil {
+		t.Fatal(err)
+	}
+	out = stdout.String()
+	t.Logf("stdout:\n%s\nstderr:\n%s", out, stderr.String())
+	if code != 1 {
+		t.Errorf("exit %d, want 1 (differ)", code)
+	}
+	for _, re := range []string{`(?m)^  agree   lost writes: live 0, simulated 0 `, `(?m)^  DIFFER  failed writes: live \d+, simulated 0 \(within 100, one deadline's worth\)$`,
+		`(?m)^  DIFFER  unavailable: live [\d.]+s, simulated 0s \(within 2s, one deadline\)$`, `(?m)^verdict: differ$`} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("stdout has no line matching %s", re)
+		}
+	}
+
+	// An interrupted run heals the links it froze, and says so: db3's links frozen at 1 s, the
+	// run stopped at 4 s.
+	path = filepath.Join(t.TempDir(), "interrupted.timeline")
+	if err := os.WriteFile(path, []byte("cluster db2:master db3:replica\nworkload writes=50/s deadline=2s\n00:00:01 db3 link freeze\n00:00:30 cluster end\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args = []string{"replay", "--live", "--admin", mariadb.AdminUser, "--writer", mariadb.WriterUser, "--links", url,
+		"--mysql", fmt.Sprintf("db2=%s@tcp(%s)/", c.Servers[1].User, c.Servers[1].Addr),
+		"--mysql", fmt.Sprintf("db3=%s@tcp(%s)/", c.Servers[2].User, c.Servers[2].Addr), path}
+	stdout.Reset()
+	stderr.Reset()
+	ictx, stop := context.WithCancel(ctx)
+	timer := time.AfterFunc(4*time.Second, stop)
+	defer timer.Stop()
+	code = m.Exit(ictx, args)
+	out = stdout.String()
+	t.Logf("stdout:\n%s\nstderr:\n%s", out, stderr.String())
+	if code != 1 || !strings.Contains(out, "\ninterrupted: db3's replication links healed (they were in freeze)\n") {
+		t.Errorf("exit %d, want 1 and the links healed", code)
+	}
+	for _, name := range []string{"db3<-db1", "db3<-db2"} {
+		if n, ok := c.Links.Node(name); !ok || n.Mode() != (proxy.Mode{}) {
+			t.Errorf("%s after the interrupted run: %v, want pass", name, n.Mode())
+		}
+	}
 }
+
+// liveFrozenTimeline follows liveFlowingTimeline on the same servers: db2 the master, no
+// fault at all, 50 writes/s for 12 s. The test freezes db2's server twice for 4 s behind the
+// timeline's back (SIGSTOP, SIGCONT): nothing is lost and no probe runs out of its 5 s, but
+// about 200 writes fail their 2 s deadline, and the live replay must differ.
+const liveFrozenTimeline = `cluster db2:master db3:replica
+workload writes=50/s deadline=2s
+00:00:12 cluster end
+`
 
 // liveFlowingTimeline follows liveReplTimeline on the same servers: db3 the master, db2 its
 // replica with its stream flowing, its replicator stopped for a second (STOP/START SLAVE, as

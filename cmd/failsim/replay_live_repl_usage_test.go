@@ -13,6 +13,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/failsim/failsim/internal/mariadb"
 	"github.com/failsim/failsim/internal/mysqld"
 	"github.com/failsim/failsim/monitor"
 	"github.com/failsim/failsim/repl"
@@ -74,13 +75,15 @@ func TestLiveReplOutcome(t *testing.T) {
 	live := repl.Summary{Offered: 1501, Acknowledged: 1397, Failed: 104, Unavailable: 2080 * time.Millisecond,
 		Outage: repl.Outage{From: 7020 * time.Millisecond, To: 9100 * time.Millisecond}}
 	rate := repl.PerSecond(50)
-	client, ok := monitor.CompareReplication(start, sim, live, 150, rate, 2*time.Second)
+	client, ok := monitor.CompareReplication(start, sim, live, 150, rate, 2*time.Second, 1)
 	if !ok {
 		t.Fatalf("CompareReplication: %q", client)
 	}
 	o := liveReplOutcome{file: "w.timeline", servers: 3, decisions: []string{"agree   00:00:09 failover db1 -> db3 (live +0.0s)"},
 		client: client, notes: []string{"live promotion at 00:00:09: db1 -> db3, writable 40ms after the failover was told; db2 repointed"},
-		agree: true, simulated: sim, live: live, liveLost: 150}
+		agree: true, simulated: sim, live: live, liveLost: 150,
+		states: []string{"agree   db1: 00:00:00 online (live +0.0s), 00:00:07 stopped (live +0.0s)"},
+		xlines: []string{"expectations (live): 1 held, 0 failed", "  held    w.timeline:6: expect failover of db1 to db3"}}
 	var text bytes.Buffer
 	if err := o.write(&text, report.Text); err != nil {
 		t.Fatal(err)
@@ -89,14 +92,22 @@ func TestLiveReplOutcome(t *testing.T) {
 decisions, simulated against live (within one tick):
   agree   00:00:09 failover db1 -> db3 (live +0.0s)
 
-the client's view, simulated against live (lost writes within one deadline's worth, the longest outage within one tick):
+state changes, simulated against live (within one tick):
+  agree   db1: 00:00:00 online (live +0.0s), 00:00:07 stopped (live +0.0s)
+
+the client's view, simulated against live (lost writes within one deadline's worth, the longest outage within one tick, failed writes and unavailable time within one deadline and a tick a failover):
   simulated  offered 1501, acknowledged 1401, failed 100, lost 150; longest outage 2s (00:00:07 to 00:00:09); unavailable 2s
   live       offered 1501, acknowledged 1397, failed 104, lost 150; longest outage 2.08s (00:00:07.020 to 00:00:09.100); unavailable 2.08s
   agree   lost writes: live 150, simulated 150 (within 100, one deadline's worth)
   agree   longest outage: live 2.08s, simulated 2s (within one tick)
+  agree   failed writes: live 104, simulated 100 (within 600, one deadline and 1 tick's worth)
+  agree   unavailable: live 2.08s, simulated 2s (within 12s, one deadline and 1 tick)
 
 live promotion at 00:00:09: db1 -> db3, writable 40ms after the failover was told; db2 repointed
 verdict: agree
+
+expectations (live): 1 held, 0 failed
+  held    w.timeline:6: expect failover of db1 to db3
 `
 	if text.String() != want {
 		t.Errorf("text:\n%s\nwant:\n%s", text.String(), want)
@@ -118,7 +129,7 @@ verdict: agree
 		t.Fatalf("%v: %s", err, js.String())
 	}
 	s := got.Summary
-	if s.File != "w.timeline" || s.Agree || len(s.Client) != 4 || s.Simulated["lost"] != 150 || s.Live["failed"] != 104 ||
+	if s.File != "w.timeline" || s.Agree || len(s.Client) != 6 || s.Simulated["lost"] != 150 || s.Live["failed"] != 104 ||
 		s.Live["longest_outage_s"] != 2.08 || s.Simulated["unavailable_s"] != 2 {
 		t.Errorf("json: %s", js.String())
 	}
@@ -160,5 +171,45 @@ func TestReplayLiveWorkloadPreflight(t *testing.T) {
 		if strings.Contains(stderr.String(), srv.Password) || strings.Contains(stderr.String(), c.adminPassword) || stdout.Len() > 0 {
 			t.Errorf("a password in the message, or output on stdout:\n%s%s", stderr.String(), stdout.String())
 		}
+	}
+}
+
+// The preflight checks the grants, not only the logins, on a real MariaDB: a --writer that can
+// log in but not INSERT into the ledger is exit 2 before the run, naming the user, the node and
+// the privilege (it used to play the whole run and say "DIFFER lost writes").
+func TestReplayLiveWorkloadGrants(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts a MariaDB of its own (about 8 s); monitor's TestReplayReplChecksGrants covers the check")
+	}
+	s := mariadb.Need(t)
+	root, err := s.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	for _, q := range []string{
+		"CREATE TABLE IF NOT EXISTS " + mariadb.Ledger + " (id BIGINT PRIMARY KEY)",
+		"CREATE USER 'nowriter'@'%' IDENTIFIED BY 'pw-w'", "GRANT SELECT ON " + mariadb.Ledger + " TO 'nowriter'@'%'",
+		"CREATE USER 'admin'@'%' IDENTIFIED BY 'pw-a'", "GRANT " + mariadb.AdminGrants + " ON *.* TO 'admin'@'%'",
+	} {
+		if _, err := root.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "w.timeline")
+	if err := os.WriteFile(path, []byte("cluster db1:master db2:replica\nworkload writes=5/s\n00:00:01 db1 refuse\n00:00:10 cluster end\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(passwordEnv, s.Password)
+	t.Setenv(adminPasswordEnv, "pw-a")
+	t.Setenv(writerPasswordEnv, "pw-w")
+	var stdout, stderr bytes.Buffer
+	m := &Main{Stdin: bytes.NewReader(nil), Stdout: &stdout, Stderr: &stderr}
+	code := m.Exit(context.Background(), []string{"replay", "--live", "--admin", "admin", "--writer", "nowriter",
+		"--mysql", "db1=" + s.DSN(""), "--mysql", "db2=" + s.DSN(""), path})
+	want := "failsim: error: --writer nowriter on db1 (" + s.Addr + ") lacks INSERT ON failsim.ledger\n" +
+		"failsim: hint: docs/live.md lists the grants each user needs (\"The privileges each user needs\")\n"
+	if code != 2 || stderr.String() != want || stdout.Len() > 0 {
+		t.Errorf("exit %d, stderr:\n%s\nstdout:\n%s\nwant exit 2 and\n%s", code, stderr.String(), stdout.String(), want)
 	}
 }

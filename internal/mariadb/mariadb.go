@@ -278,3 +278,7 @@ func freePort() (int, error) {
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port, nil
 }
+
+// Signal sends sig to the server's process: a test freezes the server with SIGSTOP and thaws
+// it with SIGCONT (a stall no timeline planned).
+func (s *Server) Signal(sig os.Signal) error { return s.cmd.Process.Signal(sig) }
