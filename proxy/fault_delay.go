@@ -97,10 +97,10 @@ func (l *line) run(c *conn, d direction) {
 		case <-c.done:
 			return
 		}
-		if wait := k.due.Sub(c.n.p.clock.Now()); wait > 0 && !c.sleep(wait) {
+		if wait := k.due.Sub(c.n.p.clock.Now()); wait > 0 && !c.sleep(wait, otherWaiter) {
 			return
 		}
-		if _, ok := c.gate(d); !ok {
+		if _, ok := c.gate(d, otherWaiter); !ok {
 			return
 		}
 		if _, err := l.w.Write(k.p); err != nil {
