@@ -53,6 +53,9 @@ func ParseConfig(file string, r io.Reader) (FileConfig, error) {
 			if len(w) < 4 {
 				return fail(errors.New("node wants NAME LISTEN UPSTREAM [MODE...]"))
 			}
+			if err := checkName(w[1]); err != nil {
+				return fail(err)
+			}
 			if nodes[w[1]] {
 				return fail(fmt.Errorf("node %s given twice", w[1]))
 			}

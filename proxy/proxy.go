@@ -72,11 +72,8 @@ func (cfg Config) Validate() error {
 	}
 	seen := map[string]bool{}
 	for _, nc := range cfg.Nodes {
-		if nc.Name == "" {
-			return errors.New("node with an empty name")
-		}
-		if !utf8.ValidString(nc.Name) || strings.ContainsFunc(nc.Name, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) || r == '/' }) {
-			return fmt.Errorf("node name %q: want UTF-8 text with no whitespace, control character or '/'", nc.Name)
+		if err := checkName(nc.Name); err != nil {
+			return err
 		}
 		if seen[nc.Name] {
 			return fmt.Errorf("node %s given twice", nc.Name)
@@ -85,6 +82,35 @@ func (cfg Config) Validate() error {
 		if err := nc.validate(); err != nil {
 			return fmt.Errorf("node %s: %w", nc.Name, err)
 		}
+	}
+	return nil
+}
+
+// checkName refuses a node name the metrics or the control API could not carry.
+func checkName(name string) error {
+	if name == "" {
+		return errors.New("node with an empty name")
+	}
+	if !utf8.ValidString(name) || strings.ContainsFunc(name, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) || r == '/' }) {
+		return fmt.Errorf("node name %q: want UTF-8 text with no whitespace, control character or '/'", name)
+	}
+	return checkControllable(name)
+}
+
+// linkArrow joins a replication link's two node names: "db2<-db1" is the stream db2 replicates
+// from db1 (internal/mariadb's links, failsim replay --live --links).
+const linkArrow = "<-"
+
+// checkControllable refuses a node name the control API cannot carry or that says what it is
+// not: "." and ".." (a URL path drops such segments, so /v1/nodes/../mode never reaches the
+// node), and a name with an arrow that is not a link REPLICA<-SOURCE between two names.
+func checkControllable(name string) error {
+	if name == "." || name == ".." {
+		return fmt.Errorf("node name %q: a URL path drops %q, so the control API could not reach it", name, name)
+	}
+	replica, source, link := strings.Cut(name, linkArrow)
+	if link && (replica == "" || source == "" || replica == source || strings.Contains(source, linkArrow)) {
+		return fmt.Errorf("node name %q: a name with %q is a replication link REPLICA<-SOURCE between two different names, e.g. db2<-db1", name, linkArrow)
 	}
 	return nil
 }
