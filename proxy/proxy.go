@@ -45,7 +45,15 @@ type Config struct {
 	// every mode change; a client that has answered never meets it again. Zero means
 	// DefaultHandshakeTimeout (30 s); a negative value turns the bound off.
 	HandshakeTimeout time.Duration
+	// AllowNonLoopback lets a node listen on an address that is not loopback (0.0.0.0, ::, a
+	// host's own address), where every host that reaches it reaches the database through the
+	// proxy. False (the zero value): such a listen address is refused (ErrNotLoopback).
+	AllowNonLoopback bool
 }
+
+// ErrNotLoopback is what Config.Validate refuses a node's listen address with when it is not
+// loopback and Config.AllowNonLoopback is false.
+var ErrNotLoopback = errors.New("not a loopback address")
 
 // DefaultHandshakeTimeout is the handshake bound when Config.HandshakeTimeout is zero.
 const DefaultHandshakeTimeout = 30 * time.Second
@@ -65,7 +73,7 @@ type Proxy struct {
 }
 
 // Validate checks cfg without binding anything: at least one node, names given once, valid
-// modes and addresses. An error here is bad input; New can fail after it only on the network.
+// modes and addresses, listen addresses on loopback unless AllowNonLoopback. An error here is bad input; New can fail after it only on the network.
 func (cfg Config) Validate() error {
 	if len(cfg.Nodes) == 0 {
 		return errors.New("no nodes")
@@ -81,6 +89,11 @@ func (cfg Config) Validate() error {
 		seen[nc.Name] = true
 		if err := nc.validate(); err != nil {
 			return fmt.Errorf("node %s: %w", nc.Name, err)
+		}
+		if !cfg.AllowNonLoopback {
+			if err := nc.CheckLoopback(); err != nil {
+				return fmt.Errorf("node %s: %w", nc.Name, err)
+			}
 		}
 	}
 	return nil
@@ -130,6 +143,15 @@ func (nc NodeConfig) validate() error {
 	}
 	if err := checkPort(nc.Upstream, 1); err != nil {
 		return fmt.Errorf("upstream address %q: %w", nc.Upstream, err)
+	}
+	return nil
+}
+
+// CheckLoopback refuses, with ErrNotLoopback, a listen address that is not on loopback:
+// every interface (0.0.0.0, ::, no host) or a host's own address.
+func (nc NodeConfig) CheckLoopback() error {
+	if a, err := net.ResolveTCPAddr("tcp", nc.Listen); err == nil && (a.IP == nil || !a.IP.IsLoopback()) {
+		return fmt.Errorf("listen address %q is %w: every host that reaches it would reach the database", nc.Listen, ErrNotLoopback)
 	}
 	return nil
 }
