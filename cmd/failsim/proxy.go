@@ -256,7 +256,8 @@ func (m *Main) proxySetCmd() *cobra.Command {
 		Short: "set a node's mode on a running proxy",
 		Long: `Set a node's mode on a running proxy and print it. MODE is a fault: heal, refuse, reset,
 close, freeze, blackhole, stall, slow DUR, delay DUR or error CODE; then optionally a trigger, 'after N
-bytes' or 'at command K', and for slow, reset and close a probability 'p P'. A mode the proxy
+bytes' or 'at command K', and for slow, reset and close a probability 'p P'. The mode may be
+given as separate words or quoted as one ('freeze after 4096 bytes'). A mode the proxy
 refuses and an unknown node exit 2; a proxy that cannot be reached exits 1.
 
 ` + clientHelp,
@@ -286,7 +287,11 @@ refuses and an unknown node exit 2; a proxy that cannot be reached exits 1.
 }
 
 func (m *Main) runProxySet(ctx context.Context, cmd *cobra.Command, o *clientFlags, args []string) error {
-	node, words := args[0], args[1:]
+	// A mode quoted as one word ('freeze after 4096 bytes') is split as the shell would have.
+	node, words := args[0], strings.Fields(strings.Join(args[1:], " "))
+	if len(words) == 0 {
+		return usageErr(errors.New("proxy set: want NODE MODE [ARG...]"), "e.g. failsim proxy set db1 freeze")
+	}
 	mode, err := proxy.ParseMode(words)
 	if err != nil {
 		hint := ""
