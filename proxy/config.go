@@ -15,6 +15,7 @@ import (
 // FileConfig is what a proxy config file holds. Empty fields were not given.
 type FileConfig struct {
 	Nodes        []NodeConfig
+	NodeLines    []int  // the line of each of Nodes
 	Control      string // control API address
 	ControlToken string // control API token, cleaned by CleanToken
 	Seed         uint64
@@ -53,6 +54,9 @@ func ParseConfig(file string, r io.Reader) (FileConfig, error) {
 			if len(w) < 4 {
 				return fail(errors.New("node wants NAME LISTEN UPSTREAM [MODE...]"))
 			}
+			if err := checkName(w[1]); err != nil {
+				return fail(err)
+			}
 			if nodes[w[1]] {
 				return fail(fmt.Errorf("node %s given twice", w[1]))
 			}
@@ -69,6 +73,7 @@ func ParseConfig(file string, r io.Reader) (FileConfig, error) {
 				return fail(fmt.Errorf("node %s: %w", w[1], err))
 			}
 			fc.Nodes = append(fc.Nodes, nc)
+			fc.NodeLines = append(fc.NodeLines, line)
 		case "control", "control-token", "seed", "handshake-timeout":
 			if len(w) != 2 {
 				return fail(fmt.Errorf("%s wants one value", w[0]))

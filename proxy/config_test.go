@@ -97,6 +97,29 @@ func TestValidateRefusesBadPorts(t *testing.T) {
 	}
 }
 
+// TestValidateRefusesNonLoopbackListen: a node listens on loopback unless the config says
+// otherwise: every interface (0.0.0.0, ::, no host) is refused with ErrNotLoopback, and
+// accepted with AllowNonLoopback.
+func TestValidateRefusesNonLoopbackListen(t *testing.T) {
+	for _, listen := range []string{"0.0.0.0:4001", "[::]:4001", ":4001", "192.0.2.7:4001"} {
+		cfg := Config{Nodes: []NodeConfig{{Name: "db1", Listen: listen, Upstream: "127.0.0.1:3306"}}}
+		want := `node db1: listen address "` + listen + `" is not a loopback address: every host that reaches it would reach the database`
+		if err := cfg.Validate(); !errors.Is(err, ErrNotLoopback) || err.Error() != want {
+			t.Errorf("%s: %v, want %s", listen, err, want)
+		}
+		cfg.AllowNonLoopback = true
+		if err := cfg.Validate(); err != nil {
+			t.Errorf("%s with AllowNonLoopback: %v", listen, err)
+		}
+	}
+	for _, listen := range []string{"127.0.0.1:0", "127.0.0.2:4001", "[::1]:4001", "localhost:0"} {
+		cfg := Config{Nodes: []NodeConfig{{Name: "db1", Listen: listen, Upstream: "127.0.0.1:3306"}}}
+		if err := cfg.Validate(); err != nil {
+			t.Errorf("%s: %v", listen, err)
+		}
+	}
+}
+
 func TestCleanToken(t *testing.T) {
 	for in, want := range map[string]string{"s3cret": "s3cret", " s3cret\n": "s3cret", "\ts3cret \r\n": "s3cret", "  ": "", "": ""} {
 		if got, err := CleanToken(in); err != nil || got != want {

@@ -49,6 +49,7 @@ type conn struct {
 	doneOnce sync.Once
 	draining atomic.Bool // closed with FIN: pumps discard until their peer closes
 	faulted  atomic.Bool
+	mysql    atomic.Bool // the server's greeting passed: a client's FIN ends the session (watch.go)
 }
 
 // setMode applies a node's new mode, whose fault is f, to the connection. An unarmed mode acts
@@ -92,16 +93,12 @@ func (c *conn) injected(k fault.Kind) {
 // roll draws from the connection's seeded source: true with probability p.
 func (c *conn) roll(p float64) bool { return c.rng.Float64() < p }
 
-// sleep waits d on the proxy's clock; false if the connection went down meanwhile.
-func (c *conn) sleep(d time.Duration) bool {
+// sleep waits d on the proxy's clock; false if the connection went down meanwhile, or the
+// client left while its reader slept (w).
+func (c *conn) sleep(d time.Duration, w waiter) bool {
 	t := c.n.p.clock.Timer(d)
 	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-c.done:
-		return false
-	}
+	return await(c, t.C, w)
 }
 
 // isDone reports whether the connection is being torn down.
@@ -234,7 +231,7 @@ func (c *conn) pumpDown(up *net.TCPConn) {
 				bufPool.Put(bp)
 				bp = nil
 			}
-			s, ok := c.gate(dirDown)
+			s, ok := c.gate(dirDown, otherWaiter)
 			if !ok {
 				c.end(up)
 				return
@@ -270,6 +267,9 @@ func (c *conn) copyDown(up *net.TCPConn, buf []byte, fr *serverFramer) bool {
 			greeting := fr.state == srvGreeting
 			fr.scan(p)
 			greeted = greeting && fr.state == srvAuth
+			if greeting && (fr.state == srvAuth || fr.state == srvCommand) {
+				c.mysql.Store(true)
+			}
 			if fr.state == srvRaw {
 				c.n.p.log.Warn().Str("node", c.n.name).Str("reason", fr.reason).
 					Msg("not a MySQL server: forwarding plain bytes, command faults cannot act")
@@ -338,7 +338,7 @@ func (c *conn) kick() {
 // forwardDown writes p to the client through the gate and the byte trigger.
 func (c *conn) forwardDown(p []byte) bool {
 	for len(p) > 0 {
-		s, ok := c.gate(dirDown)
+		s, ok := c.gate(dirDown, otherWaiter)
 		if !ok {
 			return false
 		}
@@ -363,7 +363,7 @@ func (c *conn) forwardUp(up *net.TCPConn, p []byte) bool {
 	if len(p) == 0 {
 		return true
 	}
-	s, ok := c.gate(dirUp)
+	s, ok := c.gate(dirUp, clientReader)
 	if !ok {
 		return false
 	}
@@ -397,14 +397,18 @@ func (c *conn) writeFailed() {
 
 // passEnd handles the end of src, whose bytes go in direction d: a FIN is passed on as a FIN
 // (after the bytes a delay still holds, and after the gate, so a frozen connection does not
-// close), an error as a RST.
+// close; but a client's FIN on a MySQL connection ends it, watch.go), an error as a RST.
 func (c *conn) passEnd(d direction, rerr error, src, dst *net.TCPConn) {
 	if c.isDone() {
 		c.end(src)
 		return
 	}
 	if errors.Is(rerr, io.EOF) {
-		if _, ok := c.gate(d); ok && c.drained(d) {
+		w := otherWaiter
+		if d == dirUp {
+			w = clientReader // the up pump: src is the client
+		}
+		if _, ok := c.gate(d, w); ok && c.drained(d) {
 			dst.CloseWrite()
 			return
 		}

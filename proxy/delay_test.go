@@ -185,3 +185,68 @@ func TestDelayPassesTheEndAfterTheBytes(t *testing.T) {
 		t.Fatalf("after the echo: %d bytes, %v; want EOF", k, err)
 	}
 }
+
+// TestDelayLineTakesManySmallChunks: a line is bounded by the bytes it holds, not by its
+// chunks: on the proxy's clock, with no time passing, a delay takes a thousand small packets,
+// each read as a chunk of its own, and delivers them all, in order, once they are due. (A
+// line of 256 chunks slowed any stream of more than 256 packets per delay.)
+func TestDelayLineTakesManySmallChunks(t *testing.T) {
+	mock := clock.NewMock()
+	addr, conns := upstreamSink(t)
+	_, n := start(t, addr, "delay 10s", func(c *Config) { c.Clock = mock })
+	c := mustDial(t, n.Addr())
+	up := accepted(t, conns)
+	const packets, size = 1000, 96
+	var want []byte
+	for i := range packets {
+		p := packet(1, bytes.Repeat([]byte{byte(i)}, size)) // whole packets: none waits for the next
+		want = append(want, p...)
+		c.Write(p)
+		waitBytesUp(t, n, uint64(len(want))) // the proxy took it, alone
+	}
+	expectSilence(t, up, "before the delay")
+	mock.Add(10 * time.Second)
+	expectBytes(t, up, want, "every packet, due")
+}
+
+// TestDelayLineBoundedByBytes: what a line holds is bounded (lineBytes): a stream faster than
+// that per delay waits for the oldest bytes to go, and loses nothing.
+func TestDelayLineBoundedByBytes(t *testing.T) {
+	mock := clock.NewMock()
+	addr, conns := upstreamSink(t)
+	_, n := start(t, addr, "delay 10s", func(c *Config) { c.Clock = mock })
+	c := mustDial(t, n.Addr())
+	up := accepted(t, conns)
+	msg := pattern(2 * lineBytes)
+	go c.Write(msg)
+	waitBytesUp(t, n, lineBytes-2*bufSize)
+	expectSilence(t, up, "before the delay")
+	if got := n.stats.bytesUp.Load(); got > lineBytes {
+		t.Fatalf("the line took %d bytes, more than its %d", got, lineBytes)
+	}
+	got := make(chan error, 1)
+	go func() {
+		b := make([]byte, len(msg))
+		up.SetReadDeadline(time.Now().Add(time.Minute))
+		if _, err := io.ReadFull(up, b); err != nil {
+			got <- err
+			return
+		}
+		if !bytes.Equal(b, msg) {
+			got <- errors.New("the bytes came changed")
+			return
+		}
+		got <- nil
+	}()
+	for {
+		select {
+		case err := <-got:
+			if err != nil {
+				t.Fatal(err)
+			}
+			return
+		case <-time.After(time.Millisecond):
+			mock.Add(10 * time.Second)
+		}
+	}
+}

@@ -22,7 +22,7 @@ func (slow) chance() {}
 func (s slow) connect(c *conn) verdict {
 	if s.p > 0 && c.roll(s.p) {
 		c.injected(fault.Slow)
-		if !c.sleep(s.delay) {
+		if !c.sleep(s.delay, clientReader) {
 			return stop
 		}
 	}
@@ -35,7 +35,7 @@ func (s slow) command(c *conn, st packetStart) verdict {
 		return pass
 	}
 	c.injected(fault.Slow)
-	if !c.sleep(s.delay) {
+	if !c.sleep(s.delay, clientReader) {
 		return stop
 	}
 	return pass

@@ -186,17 +186,16 @@ func (c *conn) step(ask func(wireFault) (verdict, bool)) verdict {
 			held = true
 			c.injected(f.kind())
 		}
-		select {
-		case <-changed:
-		case <-c.done:
+		if !await(c, changed, clientReader) { // every step is the client's reader's
 			return stop
 		}
 	}
 }
 
-// gate holds the calling pump while the active fault holds bytes going in direction d. It
-// returns the fault that shapes those bytes, if any, and false once the connection is done.
-func (c *conn) gate(d direction) (shapesBytes, bool) {
+// gate holds the calling pump while the active fault holds bytes going in direction d; the
+// client's reader (w) watches the client meanwhile. It returns the fault that shapes those
+// bytes, if any, and false once the connection is done.
+func (c *conn) gate(d direction, w waiter) (shapesBytes, bool) {
 	counted := false
 	for {
 		if c.isDone() {
@@ -216,9 +215,7 @@ func (c *conn) gate(d direction) (shapesBytes, bool) {
 			counted = true
 			c.injected(f.kind())
 		}
-		select {
-		case <-changed:
-		case <-c.done:
+		if !await(c, changed, w) {
 			return nil, false
 		}
 	}

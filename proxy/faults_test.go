@@ -42,7 +42,9 @@ func TestHooksForEveryWireFault(t *testing.T) {
 }
 
 // countingShaper is a test fault that shapes both directions: it writes each chunk in pieces
-// of at most piece bytes and counts what it wrote.
+// of at most piece bytes and counts what it wrote. It counts each piece before writing it:
+// once a write has returned, the peer may have read the piece, and a test that has read
+// everything must find everything counted.
 type countingShaper struct {
 	piece    int
 	up, down *atomic.Int64
@@ -58,10 +60,10 @@ func (s countingShaper) write(_ *conn, d direction, w io.Writer, p []byte) error
 	}
 	for len(p) > 0 {
 		k := min(s.piece, len(p))
+		n.Add(int64(k))
 		if _, err := w.Write(p[:k]); err != nil {
 			return err
 		}
-		n.Add(int64(k))
 		p = p[k:]
 	}
 	return nil

@@ -208,6 +208,33 @@ func TestMetricsPerProxy(t *testing.T) {
 	}
 }
 
+// TestUncontrollableNodeNameRefused: a name the control API's paths drop, and a link name
+// that is not REPLICA<-SOURCE between two names, are refused at start; a real link is not.
+func TestUncontrollableNodeNameRefused(t *testing.T) {
+	for name, want := range map[string]string{
+		".":        `node name ".": a URL path drops ".", so the control API could not reach it`,
+		"..":       `node name "..": a URL path drops "..", so the control API could not reach it`,
+		"db2<-":    `node name "db2<-": a name with "<-" is a replication link REPLICA<-SOURCE between two different names, e.g. db2<-db1`,
+		"<-db1":    `node name "<-db1": a name with "<-" is a replication link REPLICA<-SOURCE between two different names, e.g. db2<-db1`,
+		"db2<-db2": `node name "db2<-db2": a name with "<-" is a replication link REPLICA<-SOURCE between two different names, e.g. db2<-db1`,
+		"a<-b<-c":  `node name "a<-b<-c": a name with "<-" is a replication link REPLICA<-SOURCE between two different names, e.g. db2<-db1`,
+	} {
+		cfg := Config{Nodes: []NodeConfig{{Name: name, Listen: "127.0.0.1:0", Upstream: "127.0.0.1:1"}}}
+		if err := cfg.Validate(); err == nil || err.Error() != want {
+			t.Errorf("node name %q: %v, want %s", name, err, want)
+		}
+		if _, err := New(cfg); err == nil {
+			t.Errorf("node name %q: New started", name)
+		}
+	}
+	for _, name := range []string{"db2<-db1", "a.b", "...", "db-1", "<"} {
+		cfg := Config{Nodes: []NodeConfig{{Name: name, Listen: "127.0.0.1:0", Upstream: "127.0.0.1:1"}}}
+		if err := cfg.Validate(); err != nil {
+			t.Errorf("node name %q: %v", name, err)
+		}
+	}
+}
+
 // TestBadNodeNameRefused: a node name the metrics could not carry (not UTF-8), or that the
 // control API's paths could not, is refused at start rather than breaking every scrape.
 func TestBadNodeNameRefused(t *testing.T) {

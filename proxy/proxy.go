@@ -45,7 +45,15 @@ type Config struct {
 	// every mode change; a client that has answered never meets it again. Zero means
 	// DefaultHandshakeTimeout (30 s); a negative value turns the bound off.
 	HandshakeTimeout time.Duration
+	// AllowNonLoopback lets a node listen on an address that is not loopback (0.0.0.0, ::, a
+	// host's own address), where every host that reaches it reaches the database through the
+	// proxy. False (the zero value): such a listen address is refused (ErrNotLoopback).
+	AllowNonLoopback bool
 }
+
+// ErrNotLoopback is what Config.Validate refuses a node's listen address with when it is not
+// loopback and Config.AllowNonLoopback is false.
+var ErrNotLoopback = errors.New("not a loopback address")
 
 // DefaultHandshakeTimeout is the handshake bound when Config.HandshakeTimeout is zero.
 const DefaultHandshakeTimeout = 30 * time.Second
@@ -65,18 +73,15 @@ type Proxy struct {
 }
 
 // Validate checks cfg without binding anything: at least one node, names given once, valid
-// modes and addresses. An error here is bad input; New can fail after it only on the network.
+// modes and addresses, listen addresses on loopback unless AllowNonLoopback. An error here is bad input; New can fail after it only on the network.
 func (cfg Config) Validate() error {
 	if len(cfg.Nodes) == 0 {
 		return errors.New("no nodes")
 	}
 	seen := map[string]bool{}
 	for _, nc := range cfg.Nodes {
-		if nc.Name == "" {
-			return errors.New("node with an empty name")
-		}
-		if !utf8.ValidString(nc.Name) || strings.ContainsFunc(nc.Name, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) || r == '/' }) {
-			return fmt.Errorf("node name %q: want UTF-8 text with no whitespace, control character or '/'", nc.Name)
+		if err := checkName(nc.Name); err != nil {
+			return err
 		}
 		if seen[nc.Name] {
 			return fmt.Errorf("node %s given twice", nc.Name)
@@ -85,6 +90,40 @@ func (cfg Config) Validate() error {
 		if err := nc.validate(); err != nil {
 			return fmt.Errorf("node %s: %w", nc.Name, err)
 		}
+		if !cfg.AllowNonLoopback {
+			if err := nc.CheckLoopback(); err != nil {
+				return fmt.Errorf("node %s: %w", nc.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// checkName refuses a node name the metrics or the control API could not carry.
+func checkName(name string) error {
+	if name == "" {
+		return errors.New("node with an empty name")
+	}
+	if !utf8.ValidString(name) || strings.ContainsFunc(name, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) || r == '/' }) {
+		return fmt.Errorf("node name %q: want UTF-8 text with no whitespace, control character or '/'", name)
+	}
+	return checkControllable(name)
+}
+
+// linkArrow joins a replication link's two node names: "db2<-db1" is the stream db2 replicates
+// from db1 (internal/mariadb's links, failsim replay --live --links).
+const linkArrow = "<-"
+
+// checkControllable refuses a node name the control API cannot carry or that says what it is
+// not: "." and ".." (a URL path drops such segments, so /v1/nodes/../mode never reaches the
+// node), and a name with an arrow that is not a link REPLICA<-SOURCE between two names.
+func checkControllable(name string) error {
+	if name == "." || name == ".." {
+		return fmt.Errorf("node name %q: a URL path drops %q, so the control API could not reach it", name, name)
+	}
+	replica, source, link := strings.Cut(name, linkArrow)
+	if link && (replica == "" || source == "" || replica == source || strings.Contains(source, linkArrow)) {
+		return fmt.Errorf("node name %q: a name with %q is a replication link REPLICA<-SOURCE between two different names, e.g. db2<-db1", name, linkArrow)
 	}
 	return nil
 }
@@ -104,6 +143,15 @@ func (nc NodeConfig) validate() error {
 	}
 	if err := checkPort(nc.Upstream, 1); err != nil {
 		return fmt.Errorf("upstream address %q: %w", nc.Upstream, err)
+	}
+	return nil
+}
+
+// CheckLoopback refuses, with ErrNotLoopback, a listen address that is not on loopback:
+// every interface (0.0.0.0, ::, no host) or a host's own address.
+func (nc NodeConfig) CheckLoopback() error {
+	if a, err := net.ResolveTCPAddr("tcp", nc.Listen); err == nil && (a.IP == nil || !a.IP.IsLoopback()) {
+		return fmt.Errorf("listen address %q is %w: every host that reaches it would reach the database", nc.Listen, ErrNotLoopback)
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/failsim/failsim/fault"
+	"github.com/failsim/failsim/fileline"
 	"github.com/failsim/failsim/internal/input"
 	"github.com/failsim/failsim/proxy"
 )
@@ -29,6 +30,10 @@ func (m *Main) proxyCmd() *cobra.Command {
 to break the wire, with a control API (default 127.0.0.1:7480) that 'failsim proxy set' and
 'failsim proxy status' talk to. It serves until SIGINT or SIGTERM. Flags win over the config
 file's lines; --node flags add to its nodes. See docs/proxy.md.
+
+A node listens on loopback only: a LISTEN address that is not (0.0.0.0, ::, a host's own
+address) is refused, since every host that reaches it would reach the database through the
+proxy, unless --allow-non-loopback says that is what you want.
 
 A control API anywhere but on loopback needs a token, which every call must then bear. It is
 read from --control-token, else the file of --control-token-file, else the environment
@@ -53,6 +58,7 @@ with --control-token is visible to every local user in /proc.`,
 	f.StringVar(&o.token, "control-token", "", tokenUsage)
 	f.StringVar(&o.tokenFile, "control-token-file", "", tokenFileUsage)
 	f.Uint64Var(&o.seed, "seed", 1, "seed `N` of the probabilistic modes")
+	f.BoolVar(&o.anyAddress, "allow-non-loopback", false, "let a node listen on an address that is not loopback (0.0.0.0, ::, a host's own)")
 	f.DurationVar(&o.handshake, "handshake-timeout", 30*time.Second, "close a client that has not answered the server's greeting within this `DURATION` (0: never)")
 	logLevelVar(c, &o.logLevel)
 	c.AddCommand(m.proxySetCmd(), m.proxyStatusCmd())
@@ -66,6 +72,7 @@ type proxyFlags struct {
 	tokenFile              string
 	seed                   uint64
 	handshake              time.Duration
+	anyAddress             bool // --allow-non-loopback
 	logLevel               string
 }
 
@@ -97,7 +104,7 @@ func (m *Main) runProxyServe(ctx context.Context, c *cobra.Command, o *proxyFlag
 	if err != nil {
 		return err
 	}
-	cfg := proxy.Config{Seed: o.seed, Log: log, HandshakeTimeout: o.handshake}
+	cfg := proxy.Config{Seed: o.seed, Log: log, HandshakeTimeout: o.handshake, AllowNonLoopback: o.anyAddress}
 	switch {
 	case o.handshake < 0:
 		return usageErr(fmt.Errorf("--handshake-timeout %s: want a positive duration, or 0 for never", o.handshake), "")
@@ -117,6 +124,11 @@ func (m *Main) runProxyServe(ctx context.Context, c *cobra.Command, o *proxyFlag
 			return usageErr(err, "")
 		}
 		cfg.Nodes = fc.Nodes
+		for i, nc := range fc.Nodes {
+			if err := nc.CheckLoopback(); err != nil && !o.anyAddress {
+				return usageErr(fileline.Errorf(o.config, fc.NodeLines[i], "node %s: %w", nc.Name, err), notLoopbackHint)
+			}
+		}
 		if fc.Control != "" && !given("control") {
 			control = fc.Control
 		}
@@ -135,7 +147,11 @@ func (m *Main) runProxyServe(ctx context.Context, c *cobra.Command, o *proxyFlag
 		return usageErr(errors.New("proxy: no nodes"), "give --node db1=127.0.0.1:4001,127.0.0.1:3306 or --config FILE")
 	}
 	if err := cfg.Validate(); err != nil {
-		return usageErr(fmt.Errorf("proxy: %w", err), "")
+		hint := ""
+		if errors.Is(err, proxy.ErrNotLoopback) {
+			hint = notLoopbackHint
+		}
+		return usageErr(fmt.Errorf("proxy: %w", err), hint)
 	}
 	if !isLoopback(control) && token == "" {
 		return usageErr(fmt.Errorf("proxy: --control %s is not a loopback address and there is no control token", control),
@@ -161,6 +177,9 @@ func (m *Main) runProxyServe(ctx context.Context, c *cobra.Command, o *proxyFlag
 	}
 	return nil
 }
+
+// notLoopbackHint is the hint under a listen address that is not on loopback.
+const notLoopbackHint = "give --allow-non-loopback if every host that reaches it may reach the database"
 
 // isLoopback reports whether a host:port names only the loopback interface.
 func isLoopback(addr string) bool {
@@ -237,7 +256,8 @@ func (m *Main) proxySetCmd() *cobra.Command {
 		Short: "set a node's mode on a running proxy",
 		Long: `Set a node's mode on a running proxy and print it. MODE is a fault: heal, refuse, reset,
 close, freeze, blackhole, stall, slow DUR, delay DUR or error CODE; then optionally a trigger, 'after N
-bytes' or 'at command K', and for slow, reset and close a probability 'p P'. A mode the proxy
+bytes' or 'at command K', and for slow, reset and close a probability 'p P'. The mode may be
+given as separate words or quoted as one ('freeze after 4096 bytes'). A mode the proxy
 refuses and an unknown node exit 2; a proxy that cannot be reached exits 1.
 
 ` + clientHelp,
@@ -267,7 +287,11 @@ refuses and an unknown node exit 2; a proxy that cannot be reached exits 1.
 }
 
 func (m *Main) runProxySet(ctx context.Context, cmd *cobra.Command, o *clientFlags, args []string) error {
-	node, words := args[0], args[1:]
+	// A mode quoted as one word ('freeze after 4096 bytes') is split as the shell would have.
+	node, words := args[0], strings.Fields(strings.Join(args[1:], " "))
+	if len(words) == 0 {
+		return usageErr(errors.New("proxy set: want NODE MODE [ARG...]"), "e.g. failsim proxy set db1 freeze")
+	}
 	mode, err := proxy.ParseMode(words)
 	if err != nil {
 		hint := ""
