@@ -9,8 +9,9 @@ package statemap
 
 import (
 	"fmt"
-	"strings"
 	"time"
+
+	"github.com/failsim/failsim/fault"
 )
 
 // TickInterval is the timekeeper's period: thresholds count these ticks.
@@ -160,25 +161,9 @@ func ParseCondition(s string) (Condition, bool) {
 	return 0, false
 }
 
-// Nearest returns the known condition name closest to s, for "did you mean": within a quarter
-// of its length in edits (at least one), or s a prefix of it (three bytes or more). ok is false
-// when no name is that close: a suggestion for nonsense helps nobody.
-func Nearest(s string) (name string, ok bool) { return NearestName(s, conditionNames[:]) }
-
-// NearestName returns the name of names closest to s by Nearest's rule: failsim's one rule for
-// "did you mean" over any list of words (a timeline's faults and statements too).
-func NearestName(s string, names []string) (name string, ok bool) {
-	bestD := -1
-	for _, n := range names {
-		if len(s) > 2 && strings.HasPrefix(n, s) {
-			return n, true
-		}
-		if d := editDistance(s, n); d <= max(1, len(n)/4) && (bestD < 0 || d < bestD) {
-			name, bestD, ok = n, d, true
-		}
-	}
-	return name, ok
-}
+// Nearest returns the known condition name closest to s, for "did you mean", by failsim's one
+// rule (fault.NearestName). ok is false when no name is that close.
+func Nearest(s string) (name string, ok bool) { return fault.NearestName(s, conditionNames[:]) }
 
 // Hint is what follows "unknown condition %q" in an error: " (did you mean NAME?)" when a
 // condition is close to s, else where to find the names.
@@ -187,26 +172,6 @@ func Hint(s string) string {
 		return " (did you mean " + n + "?)"
 	}
 	return " (failsim statemap lists the conditions)"
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // Rule is what the statemap says of one condition.

@@ -11,6 +11,6 @@
 //
 // Every error names the file and the line, as a *fileline.Error, and says what was expected:
 // the "want" lists come from one table of the statements' forms (grammar.go), and a misspelled
-// statement, fault or node event gets statemap.NearestName's "did you mean". Times in errors
+// statement, fault or node event gets fault.NearestName's "did you mean". Times in errors
 // read as the event log writes them (package narrate).
 package timeline

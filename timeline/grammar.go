@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/failsim/failsim/fault"
-	"github.com/failsim/failsim/statemap"
 )
 
 // form is one shape of statement the parser accepts: how its errors write it, and a line that
@@ -138,7 +137,7 @@ func statementHint(word string) string {
 }
 
 func didYouMean(word string, words []string) string {
-	if n, ok := statemap.NearestName(word, words); ok {
+	if n, ok := fault.NearestName(word, words); ok {
 		return " (did you mean " + n + "?)"
 	}
 	return ""

@@ -346,7 +346,7 @@ func (p *parser) setting(w []string) error {
 		}
 		c, err := time.Parse("15:04:05", args[0])
 		if err != nil {
-			return p.errf("start %q: want HH:MM:SS or an RFC 3339 time such as 2024-05-01T21:00:00Z", args[0])
+			return p.errf("start %q: want %s", args[0], absoluteForms)
 		}
 		s := p.tl.Start
 		p.tl.Start = time.Date(s.Year(), s.Month(), s.Day(), c.Hour(), c.Minute(), c.Second(), 0, s.Location())
@@ -370,9 +370,21 @@ func clock(s string) (h, m, sec int, ok bool) {
 	return h, m, sec, h < 24 && m < 60 && sec < 60
 }
 
+// absoluteForms are the forms of time that start and expect lines take; eventTimeForms those of
+// an event's time, which may also be relative to the previous event.
+const (
+	absoluteForms  = "HH:MM:SS or an RFC 3339 time such as 2024-05-01T21:00:00Z"
+	eventTimeForms = "HH:MM:SS, +DURATION or an RFC 3339 time"
+)
+
 // parseTime reads an absolute time: HH:MM:SS on the start's day, or RFC 3339. It returns the
-// offset from the start.
+// offset from the start. A time it cannot read is an error listing absoluteForms.
 func (p *parser) parseTime(s string) (time.Duration, error) {
+	return p.parseTimeForms(s, absoluteForms)
+}
+
+// parseTimeForms is parseTime, whose error for a time in no form it reads says "want forms".
+func (p *parser) parseTimeForms(s, forms string) (time.Duration, error) {
 	st := p.tl.Start
 	if h, m, sec, ok := clock(s); ok && st.Location() == time.UTC {
 		// The common case, without a Parse and a Date per line: HH:MM:SS on a UTC day has
@@ -390,7 +402,10 @@ func (p *parser) parseTime(s string) (time.Duration, error) {
 	} else if r, err := time.Parse(time.RFC3339, s); err == nil {
 		t = r
 	} else {
-		return 0, p.errf("time %q: want HH:MM:SS, +DURATION or an RFC 3339 time", s)
+		if forms == absoluteForms && strings.HasPrefix(s, "+") {
+			return 0, p.errf("time %q: want %s (only an event's time may be +DURATION)", s, forms)
+		}
+		return 0, p.errf("time %q: want %s", s, forms)
 	}
 	d := t.Sub(p.tl.Start)
 	if d < 0 {
@@ -418,7 +433,7 @@ func (p *parser) event(w []string) error {
 		if !strings.ContainsAny(w[0], ":") {
 			return p.errf("unknown statement %q%s: want cluster, %s, expect, or an event \"TIME NODE FAULT\"", w[0], statementHint(w[0]), settingWords())
 		}
-		d, err := p.parseTime(w[0])
+		d, err := p.parseTimeForms(w[0], eventTimeForms)
 		if err != nil {
 			return err
 		}

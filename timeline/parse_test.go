@@ -200,7 +200,11 @@ func TestTimelineErrors(t *testing.T) {
 		{c2 + "expect db9 failed\n", "t.timeline:2: expect \"db9\": not a node of the cluster (db1, db2)"},
 		{c2 + "expect db1 failed soon\n", "t.timeline:2: failed: want \"expect db1 failed [after TIME] [by TIME]\""},
 		{c2 + "expect db1 happy at 00:01:00\n", "t.timeline:2: \"happy\" is neither a state (online stopped timeout suspect unknown) nor a role (master replica failed)"},
-		{c2 + "expect db1 online at noon\n", "t.timeline:2: time \"noon\": want HH:MM:SS, +DURATION or an RFC 3339 time"},
+		{c2 + "expect db1 online at noon\n", "t.timeline:2: time \"noon\": want HH:MM:SS or an RFC 3339 time such as 2024-05-01T21:00:00Z"},
+		{c2 + "expect db1 online at +10m\n", "t.timeline:2: time \"+10m\": want HH:MM:SS or an RFC 3339 time such as 2024-05-01T21:00:00Z (only an event's time may be +DURATION)"},
+		{c2 + "expect failover by 25:00:00\n", "t.timeline:2: time \"25:00:00\": want HH:MM:SS or an RFC 3339 time such as 2024-05-01T21:00:00Z"},
+		{c2 + "expect db1 failed after +1m\n", "t.timeline:2: time \"+1m\": want HH:MM:SS or an RFC 3339 time such as 2024-05-01T21:00:00Z (only an event's time may be +DURATION)"},
+		{c2 + "start +10m\n", "t.timeline:2: start \"+10m\": want HH:MM:SS or an RFC 3339 time such as 2024-05-01T21:00:00Z"},
 		{c2 + "expect db1 dances\n", "t.timeline:2: expect db1 dances: want \"expect no failover\""},
 		{c2 + "00:00:01 db1 \xff\n", "t.timeline:2: not UTF-8 text"},
 	} {
@@ -339,7 +343,7 @@ func TestGroupErrors(t *testing.T) {
 		{c + "expect primary db1 db1 at 10:00:00\n", "t.timeline:2: primary: db1 is named twice"},
 		{c + "expect primary db1 db2\n", "t.timeline:2: primary: want \"expect primary MEMBER... at TIME\" or \"expect no primary at TIME\""},
 		{c + "expect no primary db1 at 10:00:00\n", "t.timeline:2: primary: want"},
-		{c + "expect no primary at noon\n", "t.timeline:2: time \"noon\": want HH:MM:SS"},
+		{c + "expect no primary at noon\n", "t.timeline:2: time \"noon\": want HH:MM:SS or an RFC 3339 time such as 2024-05-01T21:00:00Z"},
 	} {
 		_, err := timeline.Parse("t.timeline", []byte(tc.in))
 		var pe *fileline.Error

@@ -48,6 +48,7 @@ func (v *varyFlag) Set(s string) error {
 type sweepFlags struct {
 	vary             varyFlag
 	statemap, family string
+	statemapSet      bool // --statemap was given: '' is the defaults alone, no incident's statement read
 	traces           int
 	seed             uint64
 	nodes            int
@@ -76,12 +77,15 @@ gap-threshold and failsafe-threshold act, so only there may they be varied. With
 sweep.csv, sweep.json, sweep.svg and sweep.png in --out; with --shard, one share of the
 grid for 'failsim merge'. Exit 0 when the sweep ran, 2 for bad input.`,
 		Annotations: map[string]string{argsAnnotation: "[INCIDENT...]"},
-		RunE:        func(c *cobra.Command, args []string) error { return m.runSweep(c.Context(), &o, args) },
+		RunE: func(c *cobra.Command, args []string) error {
+			o.statemapSet = c.Flags().Changed("statemap")
+			return m.runSweep(c.Context(), &o, args)
+		},
 	}
 	f := c.Flags()
 	f.Var(&o.vary, "vary", "what to vary, `NAME=FROM..TO[:STEP]`: CONDITION.threshold, interval or timeout (durations with units), gap-threshold or failsafe-threshold (ticks; --family partition), at most twice")
 	markRequired(f, "vary")
-	statemapVar(c, &o.statemap, "the statemap in force, `FILE`, whose thresholds the grid varies (default: the shipped defaults)")
+	statemapVar(c, &o.statemap, "the statemap in force, `FILE`, whose thresholds the grid varies and the incidents run under (default: the shipped defaults, and each incident's statemap statement; '' for the shipped defaults alone)")
 	f.StringVar(&o.family, "family", "all", "trace `FAMILY`: benign (false failovers), fatal (time to fence), all: both, or partition (split brain; the only one where gap-threshold and failsafe-threshold act)")
 	complete(c, "family", "benign", "fatal", "all", "partition")
 	f.IntVar(&o.traces, "traces", 2000, "`N` traces per family, generated once and replayed at every point")
@@ -96,6 +100,21 @@ grid for 'failsim merge'. Exit 0 when the sweep ran, 2 for bad input.`,
 	f.StringVar(&o.workload, "workload", "", "give every trace a workload, `writes=N/s,deadline=D` (as failsim check --workload), and measure the client's outage and lost writes at each point")
 	logLevelVar(c, &o.logLevel)
 	return c
+}
+
+// loadIncident reads the incident at path and its statemap in force as replay's loadTimeline
+// does: --statemap's file (smFlag; set says the flag was given), with an empty --statemap the
+// shipped defaults alone, the incident's statemap statement unread, without --statemap the
+// statement's file, or the defaults. A sweep reads no incident from standard input.
+func loadIncident(ctx context.Context, path, smFlag string, set bool) (*timeline.Timeline, *statemap.Map, error) {
+	if set && smFlag == "" {
+		tl, err := timeline.ReadContext(ctx, path, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		return tl, statemap.Default(), nil
+	}
+	return timeline.LoadContext(ctx, path, nil, smFlag)
 }
 
 func (m *Main) runSweep(ctx context.Context, o *sweepFlags, args []string) error {
@@ -173,7 +192,7 @@ func (m *Main) runSweep(ctx context.Context, o *sweepFlags, args []string) error
 	}
 	cfg.StatemapPath = o.statemap
 	for _, path := range args {
-		tl, sm, err := timeline.LoadContext(ctx, path, nil, o.statemap)
+		tl, sm, err := loadIncident(ctx, path, o.statemap, o.statemapSet)
 		if err != nil {
 			return loadErr(ctx, "sweep", err)
 		}
