@@ -171,10 +171,7 @@ func (cfg Config) prepare() ([]property.Spec, *Generator, error) {
 	}
 	specs := cfg.Properties
 	if len(specs) == 0 {
-		specs = cfg.Family.Defaults()
-		if cfg.Workload != nil {
-			specs = append(specs, workloadDefaults(cfg.Family)...)
-		}
+		specs = defaults(cfg.Family, cfg.Workload != nil)
 	}
 	if _, err := property.NewSet(property.Trace{}, specs...); err != nil {
 		return nil, nil, err

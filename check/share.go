@@ -15,7 +15,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/failsim/failsim/fileline"
-	"github.com/failsim/failsim/property"
 	"github.com/failsim/failsim/timeline"
 )
 
@@ -190,72 +189,6 @@ func checkText(s string, path ...any) error {
 	return nil
 }
 
-// planned is one family a run checks, with the properties it checks there, as an expect line
-// states them.
-type planned struct {
-	family     Family
-	properties []string
-}
-
-// plan returns the families a run with flags f checks, in order, with their properties: the
-// --property flags that apply to each (a family none applies to is left out), or without any,
-// the family's defaults and, with a workload, the workload's. It is what failsim check does
-// with its flags; an error names what no run takes.
-func (f Flags) plan() ([]planned, error) {
-	var fams []Family
-	if f.Family == "all" {
-		fams = []Family{Benign, Fatal, Mixed}
-	} else if fam, ok := ParseFamily(f.Family); ok {
-		fams = []Family{fam}
-	} else {
-		return nil, atPath(fmt.Errorf("family %q: want benign, fatal, mixed, partition or all", f.Family), "flags", "family")
-	}
-	var specs []property.Spec
-	for i, p := range f.Properties {
-		sp, err := property.ParseSpec(p)
-		if err != nil {
-			return nil, atPath(err, "flags", "properties", i)
-		}
-		applies := false
-		for _, fam := range fams {
-			applies = applies || fam.Applies(sp.Name)
-		}
-		switch {
-		case slices.ContainsFunc(specs, func(o property.Spec) bool { return o.Name == sp.Name }):
-			return nil, atf([]any{"flags", "properties", i}, "property %s is named twice", sp.Name)
-		case !applies:
-			return nil, atf([]any{"flags", "properties", i}, "property %s is not judged on %s traces", sp.Name, f.Family)
-		case property.NeedsWorkload(sp.Name) && f.Workload == "":
-			return nil, atf([]any{"flags", "properties", i}, "property %s judges a workload's writes: %w", sp.Name, ErrNoWorkload)
-		}
-		specs = append(specs, sp)
-	}
-	var out []planned
-	for _, fam := range fams {
-		var ps []property.Spec
-		for _, sp := range specs {
-			if fam.Applies(sp.Name) {
-				ps = append(ps, sp)
-			}
-		}
-		if len(specs) > 0 && len(ps) == 0 {
-			continue
-		}
-		if len(specs) == 0 {
-			ps = fam.Defaults()
-			if f.Workload != "" {
-				ps = append(ps, workloadDefaults(fam)...)
-			}
-		}
-		pl := planned{family: fam}
-		for _, sp := range ps {
-			pl.properties = append(pl.properties, sp.String())
-		}
-		out = append(out, pl)
-	}
-	return out, nil
-}
-
 // checkFlags says what no run of failsim check has among the flags.
 func (f Flags) check() error {
 	if err := checkText(f.Statemap, "flags", "statemap"); err != nil {
@@ -309,9 +242,9 @@ func (s *Share) check() error {
 	case len(s.Families) == 0:
 		return atPath(errors.New("no family"), "families")
 	}
-	plan, err := s.Flags.plan()
+	plan, err := s.Flags.Plan()
 	if err != nil {
-		return err
+		return flagPath(err)
 	}
 	first, count := ShardRange(s.Shard, s.Shards, s.Flags.Traces)
 	for i, f := range s.Families {
@@ -322,7 +255,7 @@ func (s *Share) check() error {
 		if _, ok := ParseFamily(f.Family); !ok {
 			return atf(append(fam, "family"), "family %q: want benign, fatal, mixed or partition", f.Family)
 		}
-		if i >= len(plan) || f.Family != plan[i].family.String() {
+		if i >= len(plan) || f.Family != plan[i].Family.String() {
 			return atf(append(fam, "family"), "families %s: a run with --family %s checks %s", blockNames(s.Families), s.Flags.Family, planNames(plan))
 		}
 		if f.First != first || f.Traces != count {
@@ -343,8 +276,8 @@ func (s *Share) check() error {
 			}
 			got = append(got, p.Property)
 		}
-		if !slices.Equal(got, plan[i].properties) {
-			return atf(append(fam, "properties"), "%s: properties %s: a run with these flags checks %s", f.Family, strings.Join(got, ", "), strings.Join(plan[i].properties, ", "))
+		if want := plan[i].names(); !slices.Equal(got, want) {
+			return atf(append(fam, "properties"), "%s: properties %s: a run with these flags checks %s", f.Family, strings.Join(got, ", "), strings.Join(want, ", "))
 		}
 		for k := range f.Properties {
 			if err := f.checkProperty(k, append(fam[:2:2], "properties", k)); err != nil {
@@ -407,14 +340,6 @@ func blockNames(fs []ShareFamily) string {
 	var s []string
 	for _, f := range fs {
 		s = append(s, f.Family)
-	}
-	return strings.Join(s, ", ")
-}
-
-func planNames(plan []planned) string {
-	var s []string
-	for _, p := range plan {
-		s = append(s, p.family.String())
 	}
 	return strings.Join(s, ", ")
 }

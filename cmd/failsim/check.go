@@ -109,22 +109,17 @@ func (m *Main) runCheck(ctx context.Context, o *checkFlags) error {
 	if err != nil {
 		return err
 	}
-	var families []check.Family
-	if o.family == "all" {
-		families = []check.Family{check.Benign, check.Fatal, check.Mixed}
-	} else if f, ok := check.ParseFamily(o.family); ok {
-		families = []check.Family{f}
-	} else {
-		return usageErr(fmt.Errorf("--family %q: want benign, fatal, mixed, partition or all", o.family), "")
+	flags := check.Flags{Statemap: o.statemap, Family: o.family, Properties: []string{}, Traces: o.traces, Seed: o.seed, Out: o.out,
+		Nodes: o.nodes, Length: o.length.String(), Workload: o.workload}
+	for _, sp := range o.specs {
+		if sp.Arg != "" {
+			sp.Name += "=" + sp.Arg // as --property takes it
+		}
+		flags.Properties = append(flags.Properties, sp.Name)
 	}
-	for _, s := range o.specs {
-		applies := false
-		for _, f := range families {
-			applies = applies || f.Applies(s.Name)
-		}
-		if !applies {
-			return usageErr(fmt.Errorf("--property %s is not judged on %s traces", s.Name, o.family), propertyHint(s.Name))
-		}
+	plan, err := flags.Plan() // what the run judges: the share it writes is refused otherwise
+	if err != nil {
+		return planErr(err, o.specs)
 	}
 	var work *check.Workload
 	if o.workload != "" {
@@ -140,8 +135,10 @@ func (m *Main) runCheck(ctx context.Context, o *checkFlags) error {
 	if o.nodes < 1 {
 		return usageErr(fmt.Errorf("--nodes %d: want at least 1", o.nodes), "")
 	}
-	if err := nodesFit(o.nodes, families...); err != nil {
-		return err
+	for _, p := range plan {
+		if err := nodesFit(o.nodes, p.Family); err != nil {
+			return err
+		}
 	}
 	if o.length < time.Minute || o.length > 24*time.Hour {
 		return usageErr(fmt.Errorf("--length %s: want a duration from 1m to 24h", o.length), "")
@@ -185,17 +182,8 @@ func (m *Main) runCheck(ctx context.Context, o *checkFlags) error {
 	shape.Nodes, shape.Length = o.nodes, o.length
 
 	var runs []check.Config
-	for _, f := range families {
-		var props []property.Spec
-		for _, s := range o.specs {
-			if f.Applies(s.Name) {
-				props = append(props, s)
-			}
-		}
-		if len(o.specs) > 0 && len(props) == 0 {
-			continue
-		}
-		cfg := check.Config{Map: sm, Family: f, Properties: props, Shape: shape, Traces: o.traces, Seed: o.seed, Workers: o.workers, Workload: work}
+	for _, p := range plan {
+		cfg := check.Config{Map: sm, Family: p.Family, Properties: p.Properties, Shape: shape, Traces: o.traces, Seed: o.seed, Workers: o.workers, Workload: work}
 		if shards > 0 {
 			cfg.First, cfg.Traces = check.ShardRange(shard, shards, o.traces)
 		}
@@ -210,14 +198,6 @@ func (m *Main) runCheck(ctx context.Context, o *checkFlags) error {
 			return usageErr(err, hint)
 		}
 		runs = append(runs, cfg)
-	}
-	flags := check.Flags{Statemap: o.statemap, Family: o.family, Properties: []string{}, Traces: o.traces, Seed: o.seed, Out: o.out,
-		Nodes: shape.Nodes, Length: shape.Length.String(), Workload: o.workload}
-	for _, sp := range o.specs {
-		if sp.Arg != "" {
-			sp.Name += "=" + sp.Arg // as --property takes it
-		}
-		flags.Properties = append(flags.Properties, sp.Name)
 	}
 	out := &checkOutput{m: m, flags: flags, digest: check.Digest(sm), json: format == report.JSON, junit: o.junit}
 	stdout := out.stdout()
@@ -274,6 +254,19 @@ func (m *Main) runCheck(ctx context.Context, o *checkFlags) error {
 		return err
 	}
 	return out.finish()
+}
+
+// planErr is err, from check.Flags.Plan of the flags of specs, as failsim check refuses it
+// (exit 2): naming the flag as it is typed, with a hint.
+func planErr(err error, specs []property.Spec) error {
+	var fe *check.FlagError
+	switch {
+	case errors.Is(err, check.ErrNoWorkload):
+		return usageErr(err, "give the traces a workload: --workload writes=200/s,deadline=2s")
+	case errors.As(err, &fe) && fe.Flag == "property" && fe.Index < len(specs):
+		return usageErr(fmt.Errorf("--%w", err), propertyHint(specs[fe.Index].Name))
+	}
+	return usageErr(fmt.Errorf("--%w", err), "")
 }
 
 // nodesFit refuses (exit 2) a --nodes more than a trace of one of families may have.
