@@ -49,12 +49,12 @@ type nodeStory struct {
 	expiry     fence.AlarmExpired // the last expiry, if expiredAny
 	expiredAny bool
 	heals      []time.Duration
-	shunAt     time.Duration // when its own manager's FAILSAFE-SHUN took it, if shunned
-	shunned    bool          // it is FAILSAFE-SHUN now: failed in its own copy, it raises no alarm
+	shunAt     time.Duration                    // when its own manager's FAILSAFE-SHUN took it, if shunned
+	shunned    bool                             // it is FAILSAFE-SHUN now: failed in its own copy, it raises no alarm
 	quiet      [statemap.NumConditions]quietWhy // why no alarm could be raised when c was first seen
 	cleared    int                              // alarms cleared by entering maintenance
-	recovers   []time.Duration // operator recovers that cleared alarms
-	fenced     []fenceStory    // NodeFailed, AlreadyFailed, ExpiryWaiting
+	recovers   []time.Duration                  // operator recovers that cleared alarms
+	fenced     []fenceStory                     // NodeFailed, AlreadyFailed, ExpiryWaiting
 	downEver   []time.Duration
 }
 
