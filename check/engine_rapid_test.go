@@ -11,8 +11,8 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/cluster"
-	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/faultmodel"
 	"github.com/failsim/failsim/fence"
@@ -396,7 +396,7 @@ func keep(ev fence.Event) fence.Event {
 	switch ev := ev.(type) {
 	case fence.Decision:
 		return fence.Clone(ev)
-	case *drive.FaultSet:
+	case *act.FaultSet:
 		c := *ev
 		return &c
 	case *cluster.HostPingFailed:
@@ -430,7 +430,7 @@ type eventRecorder struct{ evs []fence.Event }
 // observers that is no event of the log.
 func (r *eventRecorder) Event(ev fence.Event) {
 	switch ev.(type) {
-	case fence.Decision, *drive.FaultSet, *cluster.HostPingFailed, *cluster.SplitBrain, *cluster.SplitBrainWidened:
+	case fence.Decision, *act.FaultSet, *cluster.HostPingFailed, *cluster.SplitBrain, *cluster.SplitBrainWidened:
 		r.evs = append(r.evs, keep(ev))
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/failsim/failsim/drive"
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/faultmodel"
 	"github.com/failsim/failsim/fence"
@@ -1007,7 +1007,7 @@ func refReplay(tl *timeline.Timeline, m *statemap.Map, group bool) []fence.Event
 			switch e.Kind {
 			case timeline.SetFault:
 				ps[e.Node].fault = e.Fault
-				r.out = append(r.out, &drive.FaultSet{At: t, Node: e.Node, Fault: e.Fault})
+				r.out = append(r.out, &act.FaultSet{At: t, Node: e.Node, Fault: e.Fault})
 			case timeline.ManagerDown, timeline.ManagerUp, timeline.HostDown, timeline.HostUp, timeline.Partition:
 				switch e.Kind {
 				case timeline.ManagerDown, timeline.ManagerUp:

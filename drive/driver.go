@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
@@ -22,7 +23,7 @@ type Config struct {
 	Interval time.Duration
 	// Script is the timed actions, in time order (script order among equal times). The driver
 	// reads it as the run goes: do not change it during the run.
-	Script []Action
+	Script []act.Action
 	// Checkpoints are further instants the observers must be told of (an expectation's "at T"),
 	// sorted.
 	Checkpoints []time.Duration
@@ -38,7 +39,7 @@ type Config struct {
 	// (fence.Engine.Steady) and finish before the next action: the schedule jumps to the first
 	// probe it does run, exactly where that would have started. Nil in a live run: real probes
 	// cannot be foreseen, and must all run.
-	Foresee func(f fault.Fault) Outcome
+	Foresee func(f fault.Fault) act.Outcome
 	// EveryTick makes every timekeeper tick one by one and tells the observers of each, even one
 	// that decides nothing (the live runtime: its metrics and report follow the alarms' counts
 	// tick by tick). Without it a tick at which no alarm can expire is not made but accounted for
@@ -106,7 +107,7 @@ type Driver struct {
 	counts time.Duration // the first time an outcome counts
 	woke   time.Duration // the instant Config.Wake named when the next instant was planned
 
-	fault  FaultSet      // the note told of last, reused
+	fault  act.FaultSet  // the note told of last, reused
 	faults []FaultChange // the open instant's Work
 	starts []Start
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
@@ -115,9 +116,9 @@ func TestInstantOrder(t *testing.T) {
 // comes back.
 func TestManagerOutage(t *testing.T) {
 	l := &log{}
-	script := []drive.Action{
-		{At: 2 * s, Kind: drive.ManagerDown, Node: 1},
-		{At: 4 * s, Kind: drive.ManagerUp, Node: 1},
+	script := []act.Action{
+		{At: 2 * s, Kind: act.ManagerDown, Node: 1},
+		{At: 4 * s, Kind: act.ManagerUp, Node: 1},
 	}
 	d := drive.New(cluster(), drive.Config{Interval: 3 * s, Script: script, End: 6 * s}, l)
 	w := d.Begin(d.Next())
@@ -220,7 +221,7 @@ func TestQuietTicks(t *testing.T) {
 		l := &log{}
 		e := cluster()
 		// db2's manager stays down, and db1 is probed once a minute: the ticks are alone.
-		script := []drive.Action{{At: 0, Kind: drive.ManagerDown, Node: 1}, {At: 0, Kind: drive.SetFault, Node: 0, Fault: fault.Fault{Kind: fault.Stall}}}
+		script := []act.Action{{At: 0, Kind: act.ManagerDown, Node: 1}, {At: 0, Kind: act.SetFault, Node: 0, Fault: fault.Fault{Kind: fault.Stall}}}
 		d := drive.New(e, drive.Config{Interval: time.Minute, Script: script, End: 2 * time.Minute, EveryTick: every}, l)
 		var instants []time.Duration
 		for !d.Ended() {

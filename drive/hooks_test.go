@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/faultmodel"
@@ -24,7 +25,7 @@ func TestWake(t *testing.T) {
 		var seen []time.Duration
 		obs := &instants{at: &seen}
 		d := drive.New(cluster(), drive.Config{Interval: 3 * s, End: 60 * s,
-			Foresee: func(f fault.Fault) drive.Outcome { return faultmodel.Predict(f, 5*s) },
+			Foresee: func(f fault.Fault) act.Outcome { return faultmodel.Predict(f, 5*s) },
 			Wake: func() (time.Duration, bool) {
 				for len(wakes) > 0 && wakes[0] <= lastOf(seen) && len(seen) > 0 {
 					wakes = wakes[1:] // told of it: the next

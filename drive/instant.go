@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/group"
@@ -66,15 +67,15 @@ func (d *Driver) checkpointAt(t time.Duration) bool {
 }
 
 // apply applies action a at instant t.
-func (d *Driver) apply(t time.Duration, a *Action) {
+func (d *Driver) apply(t time.Duration, a *act.Action) {
 	switch a.Kind {
-	case SetFault:
+	case act.SetFault:
 		if d.foresee {
 			d.nodes[a.Node].foreseen = d.cfg.Foresee(a.Fault)
 		}
 		d.faults = append(d.faults, FaultChange{Node: a.Node, Fault: a.Fault})
 		d.noteFault(t, a.Node, a.Fault)
-	case ManagerDown, ManagerUp, HostDown, HostUp, Partition:
+	case act.ManagerDown, act.ManagerUp, act.HostDown, act.HostUp, act.Partition:
 		if d.cfg.Group == nil {
 			d.managerAlone(t, a)
 			return
@@ -89,28 +90,28 @@ func (d *Driver) apply(t time.Duration, a *Action) {
 			d.c = cluster.New(d.e, *d.cfg.Group, t, d.tell)
 		}
 		switch a.Kind {
-		case ManagerDown:
+		case act.ManagerDown:
 			d.c.ManagerStop(t, a.Node)
-		case ManagerUp:
+		case act.ManagerUp:
 			d.c.ManagerStart(t, a.Node)
-		case HostDown:
+		case act.HostDown:
 			d.c.HostDown(t, a.Node)
-		case HostUp:
+		case act.HostUp:
 			d.c.HostUp(t, a.Node)
-		case Partition:
+		case act.Partition:
 			d.c.Partition(t, a.Segments)
 		}
 		for i := range d.nodes {
 			d.follow(t, i, d.c.Running(i))
 		}
-	case SetPolicy:
+	case act.SetPolicy:
 		d.e.SetPolicy(t, a.Policy)
 		if d.c != nil {
 			d.c.PolicyChanged(t)
 		}
-	case Recover:
+	case act.Recover:
 		d.e.Recover(t, a.Node)
-	case End:
+	case act.End:
 	default:
 		panic(fmt.Sprintf("drive: action of %v", a.Kind))
 	}
@@ -121,14 +122,14 @@ func (d *Driver) apply(t time.Duration, a *Action) {
 // with no witness. Until the group is made every host is up on one network, and the group
 // would only confirm the engine's own coordinator, the first manager up: so a run in which
 // managers only stop and start, a majority always up, never makes one.
-func (d *Driver) alone(a *Action) bool {
+func (d *Driver) alone(a *act.Action) bool {
 	if d.cfg.Group.Witnesses > 0 {
 		return false
 	}
 	switch a.Kind {
-	case ManagerUp:
+	case act.ManagerUp:
 		return true
-	case ManagerDown:
+	case act.ManagerDown:
 		up := 0
 		for i := range d.nodes {
 			if i != a.Node && d.e.Node(i).ManagerUp {
@@ -155,12 +156,12 @@ func (d *Driver) noteGroup(t time.Duration) {
 }
 
 // managerAlone is a manager action without a group: the engine alone is told.
-func (d *Driver) managerAlone(t time.Duration, a *Action) {
+func (d *Driver) managerAlone(t time.Duration, a *act.Action) {
 	switch a.Kind {
-	case ManagerDown:
+	case act.ManagerDown:
 		d.follow(t, a.Node, false)
 		d.e.SetManager(t, a.Node, false)
-	case ManagerUp:
+	case act.ManagerUp:
 		d.follow(t, a.Node, true)
 		d.e.SetManager(t, a.Node, true)
 	default:

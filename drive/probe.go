@@ -3,6 +3,7 @@ package drive
 import (
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/statemap"
@@ -34,7 +35,7 @@ type prober struct {
 	started  time.Duration      // the last probe's start
 	next     time.Duration      // done: when the next probe starts once the outcome has counted
 	cond     statemap.Condition // done: its outcome
-	foreseen Outcome            // what a probe started now would end in (Config.Foresee)
+	foreseen act.Outcome        // what a probe started now would end in (Config.Foresee)
 }
 
 // set puts the probe schedule in phase ph, with the time that phase waits for: the next start

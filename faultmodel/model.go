@@ -3,7 +3,7 @@ package faultmodel
 import (
 	"time"
 
-	"github.com/failsim/failsim/drive"
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/statemap"
 )
@@ -17,9 +17,9 @@ import (
 // is under the budget; otherwise it runs out of time in the phase the budget ends in: waiting
 // for the greeting (login_response_timeout), for the login's verdict (query_exec_timeout) or
 // for the query's result (query_results_timeout).
-func Predict(f fault.Fault, timeout time.Duration) drive.Outcome {
-	at := func(c statemap.Condition) drive.Outcome { return drive.Outcome{Condition: c} }
-	late := func(c statemap.Condition) drive.Outcome { return drive.Outcome{Condition: c, Took: timeout} }
+func Predict(f fault.Fault, timeout time.Duration) act.Outcome {
+	at := func(c statemap.Condition) act.Outcome { return act.Outcome{Condition: c} }
+	late := func(c statemap.Condition) act.Outcome { return act.Outcome{Condition: c, Took: timeout} }
 	switch f.Kind {
 	case fault.Heal:
 		return at(statemap.OK)
@@ -33,7 +33,7 @@ func Predict(f fault.Fault, timeout time.Duration) drive.Outcome {
 		return late(statemap.QueryResultsTimeout)
 	case fault.Slow:
 		if f.Delay < timeout {
-			return drive.Outcome{Condition: statemap.OK, Took: f.Delay}
+			return act.Outcome{Condition: statemap.OK, Took: f.Delay}
 		}
 		return late(statemap.QueryResultsTimeout)
 	case fault.Delay:
@@ -45,7 +45,7 @@ func Predict(f fault.Fault, timeout time.Duration) drive.Outcome {
 		case 5*f.Delay >= timeout:
 			return late(statemap.QueryResultsTimeout)
 		}
-		return drive.Outcome{Condition: statemap.OK, Took: 5 * f.Delay}
+		return act.Outcome{Condition: statemap.OK, Took: 5 * f.Delay}
 	case fault.Error:
 		switch f.Code {
 		case 1040:

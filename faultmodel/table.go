@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/failsim/failsim/drive"
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/statemap"
 )
@@ -14,7 +14,7 @@ import (
 type Row struct {
 	Fault   fault.Fault
 	What    string         // the fault in words
-	Outcome drive.Outcome  // the probe's outcome under the checker's budget
+	Outcome act.Outcome    // the probe's outcome under the checker's budget
 	State   statemap.State // the datasource state the probe shows
 	Rule    statemap.Rule  // the statemap's rule for the outcome's condition
 	Effect  string         // what the rule does, in words (statemap.Rule.Explain)

@@ -8,7 +8,7 @@ import (
 )
 
 // Event is what an observer of a run is told of, in order: a Decision of the engine, or a note
-// a driver adds about something the engine does not decide (a *drive.FaultSet: the fault put
+// a driver adds about something the engine does not decide (a *act.FaultSet: the fault put
 // on a node's link).
 // Every Event is a pointer to a struct that its maker reuses: it is valid only until the next
 // call into the engine (for a Decision) or the end of the observer's call (for a note). To keep

@@ -3,7 +3,7 @@ package htmlreport
 import (
 	"time"
 
-	"github.com/failsim/failsim/drive"
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/statemap"
 )
@@ -33,7 +33,7 @@ func (r probeRun) next() time.Duration { return r.last() + r.step }
 // are those finished by end. A partition touches no probe: a manager probes its own database.
 // Runs of identical outcomes come out as one probeRun, so that a day costs its changes, not
 // its probes.
-func probeSchedule(n int, interval time.Duration, script []drive.Action, end time.Duration, foresee func(fault.Fault) drive.Outcome) [][]probeRun {
+func probeSchedule(n int, interval time.Duration, script []act.Action, end time.Duration, foresee func(fault.Fault) act.Outcome) [][]probeRun {
 	out := make([][]probeRun, n)
 	for i := range out {
 		s := nodeSchedule{interval: interval, o: foresee(fault.Fault{}), up: true}
@@ -47,17 +47,17 @@ func probeSchedule(n int, interval time.Duration, script []drive.Action, end tim
 				continue
 			}
 			switch a.Kind {
-			case drive.SetFault:
+			case act.SetFault:
 				s.advance(a.At)
 				s.o = foresee(a.Fault)
 				continue
-			case drive.ManagerDown:
+			case act.ManagerDown:
 				stopped = true
-			case drive.ManagerUp:
+			case act.ManagerUp:
 				stopped = false
-			case drive.HostDown:
+			case act.HostDown:
 				hostDown = true
-			case drive.HostUp:
+			case act.HostUp:
 				hostDown = false
 			default:
 				continue
@@ -79,12 +79,12 @@ func probeSchedule(n int, interval time.Duration, script []drive.Action, end tim
 // nodeSchedule is one node's probes as probeSchedule works them out.
 type nodeSchedule struct {
 	interval time.Duration
-	o        drive.Outcome // what a probe started now ends in
+	o        act.Outcome   // what a probe started now ends in
 	up       bool          // the manager is up
 	startAt  time.Duration // up and not running: the next probe's start
 	running  bool          // a probe is under way
 	rs       time.Duration // its start
-	ro       drive.Outcome // its outcome
+	ro       act.Outcome   // its outcome
 	runs     []probeRun
 }
 
@@ -117,7 +117,7 @@ func (s *nodeSchedule) advance(a time.Duration) {
 }
 
 // add appends n probes started every step from first, each ending as o, to the runs.
-func (s *nodeSchedule) add(first time.Duration, o drive.Outcome, n int64) {
+func (s *nodeSchedule) add(first time.Duration, o act.Outcome, n int64) {
 	step := max(s.interval, o.Took)
 	if k := len(s.runs) - 1; k >= 0 {
 		r := &s.runs[k]

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
@@ -121,7 +122,7 @@ func TestProbeScheduleIsTheDriversSchedule(t *testing.T) {
 			t.Fatalf("%s: %v\n%s", name, err, texts[name])
 		}
 		want := everyProbe(tl)
-		got := probeSchedule(len(tl.Nodes), tl.Interval, tl.Events, tl.End, func(f fault.Fault) drive.Outcome { return faultmodel.Predict(f, tl.Timeout) })
+		got := probeSchedule(len(tl.Nodes), tl.Interval, tl.Events, tl.End, func(f fault.Fault) act.Outcome { return faultmodel.Predict(f, tl.Timeout) })
 		for i := range want {
 			g := expand(got[i])
 			if !slices.Equal(g, want[i]) {

@@ -3,8 +3,8 @@ package htmlreport
 import (
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/cluster"
-	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/faultmodel"
 	"github.com/failsim/failsim/fence"
@@ -150,7 +150,7 @@ func (r *Recorder) Event(ev fence.Event) {
 		if ev.Coordinator < 0 && ev.NoPrimary {
 			r.coordWhy = "none, no primary partition: no manager up is in a primary view"
 		}
-	case *drive.FaultSet:
+	case *act.FaultSet:
 		n := &r.nodes[ev.Node]
 		n.faults = set(n.faults, ev.At, ev.Fault, "")
 	case *fence.StateChanged:
@@ -262,7 +262,7 @@ func (r *Recorder) probes() [][]probeRun {
 		return r.counted
 	}
 	timeout := r.tl.Timeout
-	return probeSchedule(len(r.nodes), r.tl.Interval, r.tl.Events, r.end(), func(f fault.Fault) drive.Outcome { return faultmodel.Predict(f, timeout) })
+	return probeSchedule(len(r.nodes), r.tl.Interval, r.tl.Events, r.end(), func(f fault.Fault) act.Outcome { return faultmodel.Predict(f, timeout) })
 }
 
 // end returns the end of the picture's axis: the run's end, or the last instant observed when

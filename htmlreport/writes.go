@@ -7,7 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/failsim/failsim/drive"
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/repl"
@@ -50,7 +50,7 @@ func (r *Recorder) clientEvent(ev fence.Event, desc func() string) {
 	}
 	say := func() { w.notes = append(w.notes, note{At: ev.When(), Words: desc()}) }
 	switch ev := ev.(type) {
-	case *drive.FaultSet:
+	case *act.FaultSet:
 		if ev.Node == w.writer {
 			if l := repl.LinkOf(ev.Fault); l.Dead || l.Delay >= w.deadline {
 				say()

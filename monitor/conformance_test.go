@@ -3,16 +3,17 @@ package monitor
 import (
 	"context"
 	"fmt"
-	"github.com/failsim/failsim/faultmodel"
-	"github.com/failsim/failsim/statemap"
-	"github.com/failsim/failsim/timeline"
-	"github.com/rs/zerolog"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/failsim/failsim/faultmodel"
+	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
+	"github.com/rs/zerolog"
 
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/proxy"

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
@@ -71,7 +72,7 @@ func WireOnly(tl *timeline.Timeline) error {
 			Err: errors.New("witnesses, liveness settings, partitions and host events exist only in the simulator: the live replay runs the managers' group only for managers that stop and start")}
 	}
 	for _, ev := range tl.Events {
-		if ev.Kind == drive.SetFault && !ev.Fault.Kind.Wire() {
+		if ev.Kind == act.SetFault && !ev.Fault.Kind.Wire() {
 			return &fileline.Error{File: tl.File, Line: ev.Line,
 				Err: fmt.Errorf("fault %q exists only in the simulator: a proxy cannot make it on a socket", ev.Fault)}
 		}

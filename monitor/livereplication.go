@@ -177,7 +177,7 @@ func LiveReplication(ctx context.Context, cfg LiveReplicationConfig) (LiveReplic
 	}()
 	go func() {
 		defer wg.Done()
-		res.Errors = act(wctx, cfg, t0)
+		res.Errors = replicationActs(wctx, cfg, t0)
 	}()
 	rerr := rt.Run(ctx)
 	wg.Wait()
@@ -231,7 +231,7 @@ func names(ns []Node) []string {
 }
 
 // act makes each replication action real at its time; it returns what failed.
-func act(ctx context.Context, cfg LiveReplicationConfig, t0 time.Time) []error {
+func replicationActs(ctx context.Context, cfg LiveReplicationConfig, t0 time.Time) []error {
 	var errs []error
 	for _, a := range cfg.Replication {
 		select {

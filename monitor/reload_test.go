@@ -12,6 +12,7 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/rs/zerolog"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
@@ -65,7 +66,7 @@ func TestStatemapReload(t *testing.T) {
 		Log:       zerolog.New(&logs),
 		Observers: []drive.Observer{printer},
 	}, Script{
-		Actions: []drive.Action{{At: 14 * time.Second, Kind: drive.SetFault, Node: 0, Fault: fault.Fault{Kind: fault.Error, Code: 1130}}},
+		Actions: []act.Action{{At: 14 * time.Second, Kind: act.SetFault, Node: 0, Fault: fault.Fault{Kind: fault.Error, Code: 1130}}},
 		Inject:  func(int, fault.Fault) { db1.set(fault.Fault{Kind: fault.Error, Code: 1130}) },
 		End:     20 * time.Second,
 	})

@@ -11,6 +11,7 @@ import (
 	"github.com/benbjohnson/clock"
 	"github.com/rs/zerolog"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
@@ -46,7 +47,7 @@ type Config struct {
 	Map *statemap.Map
 	// Policy is the cluster's policy at the start; the zero value is automatic.
 	Policy fence.Policy
-	// Interval is the virtual time between probe starts; zero means drive.DefaultInterval.
+	// Interval is the virtual time between probe starts; zero means act.DefaultInterval.
 	Interval time.Duration
 	// Speed compresses time: virtual time is real time times Speed, so the probe interval and the
 	// 10 s tick are both divided by Speed in real time. Zero means 1. The checkers' budgets are
@@ -79,7 +80,7 @@ type Config struct {
 type Script struct {
 	// Actions are timed actions (faults, managers, policy, recovers) in time order, applied at
 	// their instants before that instant's probes start.
-	Actions []drive.Action
+	Actions []act.Action
 	// Inject, when not nil, makes a fault action real before the probes of its instant start: a
 	// live replay sets the node's proxy. Without it a fault action is only noted.
 	Inject func(node int, f fault.Fault)
@@ -159,7 +160,7 @@ func New(cfg Config, sc Script) (*Runtime, error) {
 		r.speed = 1
 	}
 	if r.cfg.Interval <= 0 {
-		r.cfg.Interval = drive.DefaultInterval
+		r.cfg.Interval = act.DefaultInterval
 	}
 	if r.cfg.ReloadEvery <= 0 {
 		r.cfg.ReloadEvery = time.Second

@@ -9,6 +9,7 @@ import (
 
 	"github.com/benbjohnson/clock"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/check"
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
@@ -31,7 +32,7 @@ func keep(ev fence.Event) fence.Event {
 	switch ev := ev.(type) {
 	case fence.Decision:
 		return fence.Clone(ev)
-	case *drive.FaultSet:
+	case *act.FaultSet:
 		c := *ev
 		return &c
 	}
@@ -50,7 +51,7 @@ func (r *events) Event(ev fence.Event) {
 		r.grouped = true
 	}
 	switch ev.(type) {
-	case fence.Decision, *drive.FaultSet:
+	case fence.Decision, *act.FaultSet:
 		r.evs = append(r.evs, keep(ev))
 	}
 }
@@ -88,7 +89,7 @@ func TestRuntimeMatchesSimulatorOnTraces(t *testing.T) {
 	if testing.Short() {
 		n = 20
 	}
-	shape := check.Shape{Nodes: 5, Length: 10 * time.Minute, Interval: drive.DefaultInterval, Timeout: timeline.DefaultTimeout}
+	shape := check.Shape{Nodes: 5, Length: 10 * time.Minute, Interval: act.DefaultInterval, Timeout: timeline.DefaultTimeout}
 	m := statemap.Default()
 	// The mock clock sleeps a millisecond at every move: the traces wait far more than they
 	// work, so many run at once.

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/failsim/failsim/drive"
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/statemap"
@@ -55,7 +55,7 @@ func TestAppendDescribe(t *testing.T) {
 		&fence.StateChanged{Node: 1, Condition: statemap.QueryResultsTimeout, From: statemap.Online, To: statemap.Timeout},
 		&fence.AlarmRaised{Node: 0, Condition: statemap.SocketIOError, Threshold: -1, Action: statemap.Fail},
 		&fence.AlarmRaised{Node: 1, Condition: statemap.LoginResponseTimeout, Threshold: 12, Action: statemap.None},
-		&drive.FaultSet{Node: 1, Fault: slow},
+		&act.FaultSet{Node: 1, Fault: slow},
 		&fence.ManagerDown{Node: 0},
 	} {
 		if got, want := string(AppendDescribe([]byte("x "), names, ev)), "x "+Describe(names, ev); got != want {

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/failsim/failsim/drive"
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/fence"
 )
 
 // Describe says what an event is, in words, without its time: one of the engine's decisions, or
-// the driver's note of a fault (*drive.FaultSet). It is the event log's line after the clock
+// the driver's note of a fault (*act.FaultSet). It is the event log's line after the clock
 // time, and the words a verdict quotes an event with.
 func Describe(names []string, ev fence.Event) string {
 	if s, ok := describeGroup(names, ev); ok {
@@ -77,7 +77,7 @@ func Describe(names []string, ev fence.Event) string {
 			return "cluster coordinator none: no manager is up"
 		}
 		return "cluster coordinator " + names[ev.Coordinator]
-	case *drive.FaultSet:
+	case *act.FaultSet:
 		return names[ev.Node] + " fault " + ev.Fault.String()
 	}
 	if s, ok := describeRepl(names, ev); ok {
@@ -162,7 +162,7 @@ func AppendDescribe(b []byte, names []string, ev fence.Event) []byte {
 		b = append(append(b, ev.Condition.String()...), " (threshold "...)
 		b = append(appendInt(b, ev.Threshold), ", action "...)
 		return append(append(b, ev.Action.String()...), ')')
-	case *drive.FaultSet:
+	case *act.FaultSet:
 		b = append(append(b, names[ev.Node]...), " fault "...)
 		return append(b, ev.Fault.String()...)
 	}

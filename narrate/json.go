@@ -3,8 +3,8 @@ package narrate
 import (
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/cluster"
-	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fence"
 )
 
@@ -84,7 +84,7 @@ func JSON(start time.Time, names []string, ev fence.Event) EventJSON {
 			c = names[ev.Coordinator]
 		}
 		j.Coord = &c
-	case *drive.FaultSet:
+	case *act.FaultSet:
 		j.Event, j.Node, j.Detail = "fault", names[ev.Node], ev.Fault.String()
 	case *fence.RecoverRefused:
 		j.Node, j.Detail = names[ev.Node], recoverRefused(ev)

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/failsim/failsim/drive"
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/faultmodel"
 	"github.com/failsim/failsim/fence"
@@ -56,7 +56,7 @@ func (p *detectsDeath) Event(ev fence.Event) bool {
 		p.overdue(ev.When())
 	}
 	switch ev := ev.(type) {
-	case *drive.FaultSet:
+	case *act.FaultSet:
 		p.unwatch(ev.Node)
 		if ev.Fault.Kind != fault.Heal && p.auto {
 			p.watchFault(ev.At, ev.Node, ev.Fault)

@@ -3,7 +3,7 @@ package property
 import (
 	"time"
 
-	"github.com/failsim/failsim/drive"
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/faultmodel"
 	"github.com/failsim/failsim/fence"
@@ -31,7 +31,7 @@ func newNoFalseFailover(j judge, tr Trace) *noFalseFailover {
 // Event implements Property: it judges a fence as it is made, and never looks at the engine.
 func (p *noFalseFailover) Event(ev fence.Event) bool {
 	switch ev := ev.(type) {
-	case *drive.FaultSet:
+	case *act.FaultSet:
 		if p.faults != nil {
 			p.faults[ev.Node] = ev.Fault
 		}

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/failsim/failsim/drive"
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/property"
@@ -31,12 +31,12 @@ func TestViolations(t *testing.T) {
 			"00:00:08: db2's socket_io_error alarm was acted on with no primary view (0 of 2 managers up)"},
 		{property.NoFalseFailover, false, []fence.Event{&fence.NoCandidate{At: 9e9, Node: 0, Condition: statemap.NoRouteToHost}},
 			"00:00:09: master db1 was fenced (no-candidate, no_route_to_host) while its database was alive (no fault)"},
-		{property.NoFalseFailover, false, []fence.Event{&drive.FaultSet{At: 9e9, Node: 0, Fault: fault.Fault{Kind: fault.Unreachable}}, &drive.FaultSet{At: 10e9, Node: 0, Fault: fault.Fault{Kind: fault.Slow, Delay: 2 * time.Second}}, &fence.Failover{At: 10e9, Node: 0, Condition: statemap.NoRouteToHost, To: 1}},
+		{property.NoFalseFailover, false, []fence.Event{&act.FaultSet{At: 9e9, Node: 0, Fault: fault.Fault{Kind: fault.Unreachable}}, &act.FaultSet{At: 10e9, Node: 0, Fault: fault.Fault{Kind: fault.Slow, Delay: 2 * time.Second}}, &fence.Failover{At: 10e9, Node: 0, Condition: statemap.NoRouteToHost, To: 1}},
 			"00:00:10: master db1 was fenced (failover, no_route_to_host) while its database was alive (fault slow 2s)"},
-		{property.NoFalseFailover, true, []fence.Event{&drive.FaultSet{At: 8e9, Node: 0, Fault: fault.Fault{Kind: fault.Refuse}}, &fence.NoCandidate{At: 9e9, Node: 0, Condition: statemap.SocketIOError}},
+		{property.NoFalseFailover, true, []fence.Event{&act.FaultSet{At: 8e9, Node: 0, Fault: fault.Fault{Kind: fault.Refuse}}, &fence.NoCandidate{At: 9e9, Node: 0, Condition: statemap.SocketIOError}},
 			"00:00:09: master db1 was fenced (no-candidate, socket_io_error) on a trace with no fatal fault"},
 		// A watched fault whose deadline passed is judged at the next event, at its deadline.
-		{property.DetectsDeathWithin, false, []fence.Event{&drive.FaultSet{At: 60e9, Node: 0, Fault: fault.Fault{Kind: fault.Refuse}}, &fence.StateChanged{At: 70e9, Node: 1}},
+		{property.DetectsDeathWithin, false, []fence.Event{&act.FaultSet{At: 60e9, Node: 0, Fault: fault.Fault{Kind: fault.Refuse}}, &fence.StateChanged{At: 70e9, Node: 1}},
 			"00:01:05: master db1 has had fault refuse (socket_io_error) since 00:01:00 and was not fenced by 00:01:05, 5s after it"},
 	} {
 		tr := tr

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/failsim/failsim/drive"
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/report"
@@ -20,7 +20,7 @@ func TestEveryEventPrinted(t *testing.T) {
 	names := []string{"db1", "db2", "db3"}
 	sc := statemap.SocketIOError
 	evs := []fence.Event{
-		&drive.FaultSet{At: 1 * time.Second, Node: 0, Fault: fault.Fault{Kind: fault.Slow, Delay: 2 * time.Second}},
+		&act.FaultSet{At: 1 * time.Second, Node: 0, Fault: fault.Fault{Kind: fault.Slow, Delay: 2 * time.Second}},
 		&fence.StateChanged{At: 2 * time.Second, Node: 0, Condition: sc, From: statemap.Online, To: statemap.Stopped},
 		&fence.AlarmRaised{Node: 1, Condition: sc, Threshold: 3, Action: statemap.Fail},
 		&fence.AlarmExpired{Node: 1, Condition: sc, Count: 3, Threshold: 3, Action: statemap.Fail, Coordinator: 2},

@@ -3,6 +3,7 @@ package sim
 import (
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fence"
@@ -20,7 +21,7 @@ import (
 //     (repl.Model.Candidate), brought to the instant first (candidate), so that it reads the
 //     positions of that instant; it ranks the replicas the engine finds eligible, in the
 //     acting coordinator's view when the managers run as a group.
-//   - A fault on a node's link (*drive.FaultSet) is how that node takes writes (repl.LinkOf),
+//   - A fault on a node's link (*act.FaultSet) is how that node takes writes (repl.LinkOf),
 //     and a host that is down (*cluster.HostChanged) takes none, whatever its link's fault,
 //     told to the model when it is the master's, or when the node may become the master;
 //     a failover promotes in the model too (every other replica is repointed to the new
@@ -186,7 +187,7 @@ func (r *replRun) Event(ev fence.Event) {
 	r.flush()
 	r.tell(ev)
 	switch ev := ev.(type) {
-	case *drive.FaultSet:
+	case *act.FaultSet:
 		r.link[ev.Node], r.pending[ev.Node] = repl.LinkOf(ev.Fault), true
 		if ev.Node == r.master || r.sides.on {
 			r.tellLink(ev.At, ev.Node)

@@ -3,6 +3,7 @@ package sim
 import (
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fence"
@@ -104,7 +105,7 @@ func (r *replRun) stream(j int) repl.SetStream {
 func movesWrites(ev fence.Event) bool {
 	switch ev.(type) {
 	case *fence.StateChanged, *fence.AlarmRaised, *fence.AlarmExpired, *fence.AlarmHealed, *fence.AlarmCleared,
-		*fence.ExpiryWaiting, *fence.Logged, *fence.AlertNotImplemented, *drive.FaultSet:
+		*fence.ExpiryWaiting, *fence.Logged, *fence.AlertNotImplemented, *act.FaultSet:
 		return false
 	}
 	return true

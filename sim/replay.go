@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
@@ -75,7 +76,7 @@ func newRunnerReusing(ctx context.Context, tl *timeline.Timeline, m *statemap.Ma
 		Script:      tl.Events,
 		Checkpoints: tl.Checkpoints(),
 		End:         tl.End,
-		Foresee:     func(f fault.Fault) drive.Outcome { return faultmodel.Predict(f, timeout) },
+		Foresee:     func(f fault.Fault) act.Outcome { return faultmodel.Predict(f, timeout) },
 		Wake:        wake,
 		Group:       &cluster.Config{Witnesses: len(tl.Witnesses), GapThreshold: tl.GapThreshold, FailsafeThreshold: tl.FailsafeThreshold},
 	}, obs...)

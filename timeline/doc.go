@@ -3,7 +3,7 @@
 // describes it. Parse reads one into a Timeline; LoadFile and LoadContext read one from a file
 // or standard input with its effective statemap, ReadContext without it.
 //
-// A Timeline is data. Its events are the driver's script as they are (drive.Action), with the
+// A Timeline is data. Its events are the driver's script as they are (act.Action), with the
 // line that states each; its expectations are specs (Expect: a kind and its arguments), never
 // observers, so one parsed timeline can be replayed any number of times with the same
 // verdicts: package expect makes fresh observers of them for each replay. Node names are

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"slices"
+
 	"github.com/failsim/failsim/expect"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
@@ -16,7 +18,6 @@ import (
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
 	"github.com/failsim/failsim/timeline"
-	"slices"
 )
 
 func TestParseTimeline(t *testing.T) {

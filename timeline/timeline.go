@@ -3,13 +3,13 @@ package timeline
 import (
 	"time"
 
-	"github.com/failsim/failsim/drive"
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/fence"
 )
 
 // Default checker settings: the manager's mgr_monitor_interval and mon_db_query_timeout.
 const (
-	DefaultInterval = drive.DefaultInterval
+	DefaultInterval = act.DefaultInterval
 	DefaultTimeout  = 5 * time.Second
 	// DefaultTail is how long a replay runs past the last event when no "cluster end" is given.
 	DefaultTail = 10 * time.Minute
@@ -73,21 +73,21 @@ func (tl *Timeline) Names() []string {
 }
 
 // EventKind is what a timeline event does: one of the driver's kinds of action.
-type EventKind = drive.Kind
+type EventKind = act.Kind
 
 // The timeline's event kinds.
 const (
-	SetFault    = drive.SetFault
-	ManagerDown = drive.ManagerDown
-	ManagerUp   = drive.ManagerUp
-	SetPolicy   = drive.SetPolicy
-	Recover     = drive.Recover
-	End         = drive.End
-	Partition   = drive.Partition
-	HostDown    = drive.HostDown
-	HostUp      = drive.HostUp
+	SetFault    = act.SetFault
+	ManagerDown = act.ManagerDown
+	ManagerUp   = act.ManagerUp
+	SetPolicy   = act.SetPolicy
+	Recover     = act.Recover
+	End         = act.End
+	Partition   = act.Partition
+	HostDown    = act.HostDown
+	HostUp      = act.HostUp
 )
 
 // Event is one timed statement of a timeline: an action of the driver's script, with the line
 // that states it. A timeline's events are the script its replay plays, as they are.
-type Event = drive.Action
+type Event = act.Action

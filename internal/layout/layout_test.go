@@ -21,6 +21,8 @@ var rank = map[string]int{
 	// fence decides on the cluster's state; group and repl build on its Cluster, Merge and
 	// candidate rule; cluster composes the three per node.
 	"fence": 2, "group": 3, "repl": 3,
+	// The vocabulary of a run: its actions, outcomes, events and echoes.
+	"act":     3,
 	"cluster": 4,
 	// The one scheduler.
 	"drive": 5,

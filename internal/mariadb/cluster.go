@@ -5,13 +5,14 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"github.com/failsim/failsim/replica"
 	"net"
 	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/failsim/failsim/replica"
 
 	"github.com/go-sql-driver/mysql"
 
