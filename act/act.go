@@ -13,6 +13,7 @@ import (
 
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/repl"
 	"github.com/failsim/failsim/statemap"
 )
 
@@ -34,6 +35,7 @@ const (
 	Partition                   // the managers' network becomes Segments (nil: one network again); needs the managers as a group
 	HostDown                    // the member's host goes down: its database, its manager and its pings; needs the group
 	HostUp                      // the member's host comes back: its manager starts unless it was stopped; needs the group
+	Replicate                   // the world's replication changes as Repl says (a timeline's link, lag, stream or replicator event): the driver hands it to the adapter, the engine is not told
 )
 
 // String is the kind's name, for messages.
@@ -57,6 +59,8 @@ func (k Kind) String() string {
 		return "host-down"
 	case HostUp:
 		return "host-up"
+	case Replicate:
+		return "replicate"
 	}
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }
@@ -72,6 +76,9 @@ type Action struct {
 	// Segments, for Partition: per member (nodes, then witnesses), the segment of the network
 	// its host is on; nil heals the network into one.
 	Segments []int
+	// Repl, for Replicate: the replication model's input (repl.SetLag, SetApplyLag, SetStream
+	// or SetReplicator) that the adapter makes real.
+	Repl repl.Input
 }
 
 // Outcome is how a probe ends: its condition, and how long after its start it finishes (0: at

@@ -72,6 +72,7 @@ type Config struct {
 type Work struct {
 	At     time.Duration
 	Faults []FaultChange // in script order
+	Repls  []act.Action  // the script's Replicate actions at the instant, in script order: the engine is not told of them
 	Starts []Start       // in node order
 }
 
@@ -109,6 +110,7 @@ type Driver struct {
 
 	fault  act.FaultSet  // the note told of last, reused
 	faults []FaultChange // the open instant's Work
+	repls  []act.Action
 	starts []Start
 }
 
@@ -182,7 +184,7 @@ func (d *Driver) Begin(t time.Duration) Work {
 	}
 	d.lone = false
 	d.late, d.once = 0, 0
-	d.faults, d.starts = d.faults[:0], d.starts[:0]
+	d.faults, d.repls, d.starts = d.faults[:0], d.repls[:0], d.starts[:0]
 	d.catchUp(t)
 	starts := d.due <= t // an outcome that counts now may start the node's next probe now
 	for d.acted <= t {
@@ -198,7 +200,7 @@ func (d *Driver) Begin(t time.Duration) Work {
 	if starts {
 		d.start(t)
 	}
-	return Work{At: t, Faults: d.faults, Starts: d.starts}
+	return Work{At: t, Faults: d.faults, Repls: d.repls, Starts: d.starts}
 }
 
 // Report gives the outcome of probe s, which finished at time at (at once: at == s.At). It

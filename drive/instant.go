@@ -111,6 +111,8 @@ func (d *Driver) apply(t time.Duration, a *act.Action) {
 		}
 	case act.Recover:
 		d.e.Recover(t, a.Node)
+	case act.Replicate:
+		d.repls = append(d.repls, *a)
 	case act.End:
 	default:
 		panic(fmt.Sprintf("drive: action of %v", a.Kind))

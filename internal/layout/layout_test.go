@@ -22,35 +22,35 @@ var rank = map[string]int{
 	// candidate rule; cluster composes the three per node.
 	"fence": 2, "group": 3, "repl": 3,
 	// The vocabulary of a run: its actions, outcomes, events and echoes.
-	"act":     3,
-	"cluster": 4,
+	"act":     4,
+	"cluster": 5,
 	// The one scheduler.
-	"drive": 5,
+	"drive": 6,
 	// What a run is judged and told by, in the order they build on each other.
-	"faultmodel": 6, "narrate": 6,
+	"faultmodel": 7, "narrate": 7,
 	// The fault model's timing, in closed form; property testing's properties; the benchmarks' day.
-	"timing": 7, "property": 7, "internal/daytimeline": 7,
-	"timeline": 8,
+	"timing": 8, "property": 8, "internal/daytimeline": 8,
+	"timeline": 9,
 	"expect":   9,
 	"report":   10,
 	// The picture of a run, drawn from what it observed and its report.
-	"htmlreport": 11,
+	"htmlreport": 12,
 	// The wire: the fault-injecting proxy, the servers of the live tests, and what the live
 	// side does to real replicated servers (replica) and the application's writes (writer).
-	"proxy": 11, "internal/embedded": 11, "internal/fakemysql": 11, "replica": 11, "writer": 11,
+	"proxy": 12, "internal/embedded": 12, "internal/fakemysql": 12, "replica": 12, "writer": 12,
 	// What starts the built-in server (failsim-mysqld, which holds internal/embedded) as a child.
-	"internal/mysqld": 11,
+	"internal/mysqld": 12,
 	// Throwaway MariaDB servers for tests; a cluster's replication links are proxy nodes.
-	"internal/mariadb": 12,
+	"internal/mariadb": 13,
 	// The two adapters around the one scheduler: the simulator, in virtual time, and the live
 	// runtime, on real probes through the proxy.
-	"sim": 12, "monitor": 12,
+	"sim": 13, "monitor": 13,
 	// Property testing, on the simulator.
-	"check": 13,
+	"check": 14,
 	// Sweeping a statemap's settings over a grid, on check's traces.
-	"sweep": 14,
+	"sweep": 15,
 	// The commands.
-	"cmd/failsim": 15, "cmd/failsim-mysqld": 15,
+	"cmd/failsim": 16, "cmd/failsim-mysqld": 16,
 }
 
 // pure are the packages of the decision core, the scheduler and the timing arithmetic: no I/O,
@@ -58,7 +58,7 @@ var rank = map[string]int{
 // may import one of effects. (A library they use may: the statemap's properties parser can fetch a URL, which
 // failsim never asks of it.)
 var (
-	pure    = []string{"fence", "group", "repl", "cluster", "drive", "timing", "htmlreport"}
+	pure    = []string{"act", "fence", "group", "repl", "cluster", "drive", "timing", "htmlreport"}
 	effects = []string{"net", "net/http", "os/exec", "database/sql", "github.com/go-sql-driver/mysql", "github.com/benbjohnson/clock",
 		"github.com/rs/zerolog", "github.com/prometheus/client_golang/prometheus"}
 )
