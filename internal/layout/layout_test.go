@@ -31,8 +31,8 @@ var rank = map[string]int{
 	// The fault model's timing, in closed form; property testing's properties; the benchmarks' day.
 	"timing": 8, "property": 8, "internal/daytimeline": 8,
 	"timeline": 9,
-	"expect":   9,
-	"report":   10,
+	"expect":   10,
+	"report":   11,
 	// The picture of a run, drawn from what it observed and its report.
 	"htmlreport": 12,
 	// The wire: the fault-injecting proxy, the servers of the live tests, and what the live
