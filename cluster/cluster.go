@@ -383,7 +383,7 @@ func (c *Cluster) state(at time.Duration) {
 	for _, s := range c.g.Sides() {
 		sides = append(sides, s.View)
 	}
-	c.emit(&GroupState{At: at, Primary: p, Sides: sides, Majority: c.g.DB().Len()/2 + 1})
+	c.emit(&GroupState{At: at, Primary: p, Sides: sides, Majority: group.Majority(c.g.DB().Len())})
 }
 
 // writableNow is the set of nodes writable now: master and, in their own side's copy, neither

@@ -138,7 +138,7 @@ func (d *Driver) alone(a *act.Action) bool {
 				up++
 			}
 		}
-		return up >= len(d.nodes)/2+1
+		return up >= group.Majority(len(d.nodes))
 	}
 	return false
 }
@@ -153,7 +153,7 @@ func (d *Driver) noteGroup(t time.Duration) {
 		}
 	}
 	d.views = append(d.views[:0], up)
-	d.state = cluster.GroupState{At: t, Primary: d.views, Sides: d.views, Majority: len(d.nodes)/2 + 1}
+	d.state = cluster.GroupState{At: t, Primary: d.views, Sides: d.views, Majority: group.Majority(len(d.nodes))}
 	d.tell(&d.state)
 }
 

@@ -98,12 +98,17 @@ func (d Digest) Coordinator() int {
 //
 // self must be in view and in validated (a live manager hears itself); validated must be
 // within view; anything else panics.
+// Majority is the simple majority of n database members, n/2+1: the one place failsim counts
+// it (the quorum check, the group's state a run reports, and whether a manager that stops
+// leaves one up).
+func Majority(n int) int { return n/2 + 1 }
+
 func Check(self int, db, witnesses, view, validated, reachable Set) Digest {
 	if !view.Has(self) || !validated.Has(self) || validated&^view != 0 || view&^(db|witnesses) != 0 {
 		panic(fmt.Sprintf("group: Check(%d) of view %v validated %v", self, view, validated))
 	}
 	d := Digest{Manager: self, DB: db, Witnesses: witnesses, View: view, Validated: validated,
-		Reachable: reachable, Majority: db.Len()/2 + 1}
+		Reachable: reachable, Majority: Majority(db.Len())}
 	vdb := d.ValidatedDB()
 	switch {
 	case view&db == 0:
