@@ -88,6 +88,7 @@ type Driver struct {
 	foresee bool // cfg.Foresee != nil
 	cfg     Config
 	obs     []Observer
+	inst    []InstantObserver // the observers of obs told of each instant
 
 	act    int           // the next action of the script
 	acted  time.Duration // its time; Never when the script is done
@@ -121,7 +122,7 @@ func New(e *fence.Engine, cfg Config, obs ...Observer) *Driver {
 	if cfg.Interval <= 0 {
 		panic(fmt.Sprintf("drive: probe interval %v", cfg.Interval))
 	}
-	d := &Driver{e: e, cfg: cfg, obs: obs, nodes: make([]prober, e.Len()), foresee: cfg.Foresee != nil}
+	d := &Driver{e: e, cfg: cfg, obs: obs, inst: Instants(obs), nodes: make([]prober, e.Len()), foresee: cfg.Foresee != nil}
 	for i := range d.nodes {
 		d.nodes[i].set(idle, 0)
 	}

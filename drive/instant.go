@@ -226,7 +226,7 @@ func (d *Driver) tell(ev fence.Event) {
 }
 
 func (d *Driver) observe(t time.Duration) {
-	for _, o := range d.obs {
+	for _, o := range d.inst {
 		o.Instant(t, d.e)
 	}
 }

@@ -29,7 +29,7 @@ func newAt(x timeline.Expect, name string) *at {
 // Event implements drive.Observer.
 func (x *at) Event(fence.Event) {}
 
-// Instant implements drive.Observer.
+// Instant implements drive.InstantObserver.
 func (x *at) Instant(t time.Duration, e *fence.Engine) {
 	if t != x.at {
 		return

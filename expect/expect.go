@@ -97,10 +97,12 @@ func (s *Set) Event(ev fence.Event) {
 	}
 }
 
-// Instant implements drive.Observer.
+// Instant implements drive.InstantObserver.
 func (s *Set) Instant(at time.Duration, e *fence.Engine) {
 	for _, x := range s.xs {
-		x.Instant(at, e)
+		if x, ok := x.(drive.InstantObserver); ok {
+			x.Instant(at, e)
+		}
 	}
 }
 

@@ -42,9 +42,6 @@ func (x *failed) Event(ev fence.Event) {
 	}
 }
 
-// Instant implements drive.Observer.
-func (x *failed) Instant(time.Duration, *fence.Engine) {}
-
 // Verdict implements Expectation.
 func (x *failed) Verdict() (bool, string) {
 	var when []string

@@ -35,9 +35,6 @@ func (x *failover) Event(ev fence.Event) {
 	}
 }
 
-// Instant implements drive.Observer.
-func (x *failover) Instant(time.Duration, *fence.Engine) {}
-
 // Verdict implements Expectation: when none matched, the failovers that happened, and the
 // masters failed with none eligible.
 func (x *failover) Verdict() (bool, string) {

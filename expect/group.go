@@ -54,9 +54,6 @@ func (x *shunned) Event(ev fence.Event) {
 	}
 }
 
-// Instant implements drive.Observer.
-func (x *shunned) Instant(time.Duration, *fence.Engine) {}
-
 // Verdict implements Expectation.
 func (x *shunned) Verdict() (bool, string) {
 	if x.match {
@@ -84,9 +81,6 @@ type splitBrain struct {
 
 // Event implements drive.Observer.
 func (x *splitBrain) Event(ev fence.Event) { x.windows.Event(ev) }
-
-// Instant implements drive.Observer.
-func (x *splitBrain) Instant(time.Duration, *fence.Engine) {}
 
 // Verdict implements Expectation.
 func (x *splitBrain) Verdict() (bool, string) {
@@ -176,7 +170,7 @@ func (x *primary) Event(ev fence.Event) {
 	}
 }
 
-// Instant implements drive.Observer.
+// Instant implements drive.InstantObserver.
 func (x *primary) Instant(at time.Duration, _ *fence.Engine) {
 	if at == x.at && !x.checked {
 		x.checked = true

@@ -24,9 +24,6 @@ func (x *noFailover) Event(ev fence.Event) {
 	}
 }
 
-// Instant implements drive.Observer.
-func (x *noFailover) Instant(time.Duration, *fence.Engine) {}
-
 // Verdict implements Expectation.
 func (x *noFailover) Verdict() (bool, string) {
 	if x.first == nil {

@@ -22,7 +22,7 @@ type noMaster struct {
 // Event implements drive.Observer.
 func (x *noMaster) Event(fence.Event) {}
 
-// Instant implements drive.Observer.
+// Instant implements drive.InstantObserver.
 func (x *noMaster) Instant(at time.Duration, e *fence.Engine) {
 	if x.hit || !x.win.Holds(at) {
 		return

@@ -28,9 +28,6 @@ func (c *client) Event(ev fence.Event) {
 	}
 }
 
-// Instant implements drive.Observer.
-func (c *client) Instant(time.Duration, *fence.Engine) {}
-
 // Verdict implements Expectation.
 func (c *client) Verdict() (bool, string) {
 	s := c.final

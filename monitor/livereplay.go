@@ -214,9 +214,6 @@ type Recorder struct {
 	States    []StateChange
 }
 
-// Instant implements drive.Observer.
-func (r *Recorder) Instant(time.Duration, *fence.Engine) {}
-
 // Event implements drive.Observer.
 func (r *Recorder) Event(ev fence.Event) {
 	switch ev := ev.(type) {

@@ -281,8 +281,6 @@ type livePromoter struct {
 	done []LivePromotion
 }
 
-func (p *livePromoter) Instant(time.Duration, *fence.Engine) {}
-
 func (p *livePromoter) Event(ev fence.Event) {
 	f, ok := ev.(*fence.Failover)
 	if !ok {

@@ -360,7 +360,9 @@ func (l *lockedObservers) Instant(at time.Duration, e *fence.Engine) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, o := range l.obs {
-		o.Instant(at, e)
+		if o, ok := o.(drive.InstantObserver); ok {
+			o.Instant(at, e)
+		}
 	}
 }
 

@@ -43,7 +43,7 @@ func (s *Set) Event(ev fence.Event) {
 	}
 }
 
-// Instant implements drive.Observer.
+// Instant implements drive.InstantObserver.
 func (s *Set) Instant(at time.Duration, e *fence.Engine) {
 	for i, p := range s.props {
 		if s.look[i] {

@@ -41,9 +41,6 @@ func NewPrinter(w io.Writer, f Format, start time.Time, names []string) *Printer
 	return &Printer{w: bufio.NewWriter(w), format: f, start: start, names: names}
 }
 
-// Instant implements drive.Observer.
-func (p *Printer) Instant(time.Duration, *fence.Engine) {}
-
 // Event implements drive.Observer.
 func (p *Printer) Event(ev fence.Event) {
 	if _, final := ev.(repl.Final); p.err != nil || final {

@@ -41,6 +41,7 @@ type replRun struct {
 	m        *repl.Model
 	cfg      repl.Config
 	obs      []drive.Observer
+	inst     []drive.InstantObserver // those of obs told of each instant
 	evs      []timeline.ReplEvent
 	next     int // the next of evs to apply
 	end      time.Duration
@@ -81,7 +82,7 @@ func newReplRun(tl *timeline.Timeline, obs []drive.Observer, old *replRun) *repl
 		r = new(replRun)
 	}
 	m, role, link, pending, hostDown, oldSides := r.m, r.role, r.link, r.pending, r.hostDown, r.sides
-	*r = replRun{cfg: tl.Repl.Config, obs: obs, evs: tl.Repl.Events, end: tl.End, workload: tl.Repl.Workload}
+	*r = replRun{cfg: tl.Repl.Config, obs: obs, inst: drive.Instants(obs), evs: tl.Repl.Events, end: tl.End, workload: tl.Repl.Workload}
 	if m == nil {
 		m = repl.New(r.cfg)
 	} else {
@@ -235,7 +236,7 @@ func (r *replRun) Event(ev fence.Event) {
 	r.flush()
 }
 
-// Instant implements drive.Observer.
+// Instant implements drive.InstantObserver.
 func (r *replRun) Instant(at time.Duration, e *fence.Engine) {
 	if r.sides.dirty {
 		r.endSides(at)
@@ -251,7 +252,7 @@ func (r *replRun) Instant(at time.Duration, e *fence.Engine) {
 	if at == r.end {
 		r.tell(repl.Final{At: at, Config: r.cfg, Summary: r.m.Summary(), Ledger: r.m.Ledger(), Workload: r.workload})
 	}
-	for _, o := range r.obs {
+	for _, o := range r.inst {
 		o.Instant(at, e)
 	}
 }

@@ -44,8 +44,6 @@ func (o *outcomeWatch) Event(ev fence.Event) {
 	}
 }
 
-func (o *outcomeWatch) Instant(time.Duration, *fence.Engine) {}
-
 // replayIncident replays tl under m and returns its verdict.
 func replayIncident(tl *timeline.Timeline, m *statemap.Map) incidentVerdict {
 	v := incidentVerdict{outcome: "no failover"}

@@ -318,8 +318,6 @@ func simulateRepl(tl *timeline.Timeline, sm *statemap.Map) (*monitor.Recorder, r
 // finalCatcher keeps the replication model's summary from the run's repl.Final.
 type finalCatcher struct{ summary repl.Summary }
 
-func (f *finalCatcher) Instant(time.Duration, *fence.Engine) {}
-
 func (f *finalCatcher) Event(ev fence.Event) {
 	if fin, ok := ev.(repl.Final); ok {
 		f.summary = fin.Summary

@@ -248,9 +248,6 @@ func newLivePrinter(w io.Writer, f report.Format, start time.Time, names []strin
 	return &livePrinter{p: report.NewPrinter(w, f, start, names)}
 }
 
-// Instant implements drive.Observer.
-func (l *livePrinter) Instant(time.Duration, *fence.Engine) {}
-
 // Event implements drive.Observer: the line is written out at once.
 func (l *livePrinter) Event(ev fence.Event) {
 	l.mu.Lock()
@@ -272,9 +269,6 @@ type failoverHook struct {
 	log     zerolog.Logger
 	wg      sync.WaitGroup
 }
-
-// Instant implements drive.Observer.
-func (h *failoverHook) Instant(time.Duration, *fence.Engine) {}
 
 // Event implements drive.Observer.
 func (h *failoverHook) Event(ev fence.Event) {
