@@ -7,6 +7,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/failsim/failsim/core"
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/faultmodel"
@@ -23,7 +24,7 @@ import (
 // once, as the runtime's 20 ms grace does.
 func liveReplay(tl *timeline.Timeline, m *statemap.Map, obs ...drive.Observer) {
 	e := fence.New(fence.Config{Nodes: tl.Nodes, Map: m, Policy: tl.Policy})
-	d := drive.New(e, drive.Config{Interval: tl.Interval, Script: tl.Events, End: tl.End, EveryTick: true}, obs...)
+	d := drive.New(core.New(e, nil), drive.Config{Interval: tl.Interval, Script: tl.Events, End: tl.End, EveryTick: true}, obs...)
 	type running struct {
 		s  drive.Start
 		at time.Duration

@@ -38,12 +38,14 @@ type Cluster struct {
 	primaries []group.Set
 	stated    bool // a GroupState has been told
 
-	views    []ViewChanged // scratch for one batch
-	quorums  []QuorumChanged
-	note     SplitBrain
-	widened  SplitBrainWidened
-	setCoord fence.SetCoordinators
-	setCopy  fence.SetCopies
+	// The events told since the last Release, kept so that each stays valid until then.
+	views     []ViewChanged
+	viewsFrom int // where the last step's views start in views
+	quorums   []QuorumChanged
+	notes     []SplitBrain
+	widened   []SplitBrainWidened
+	setCoord  fence.SetCoordinators
+	setCopy   fence.SetCopies
 }
 
 // New returns the cluster of engine e and cfg at time at: every host up on one network, every
@@ -246,7 +248,7 @@ func (c *Cluster) apply(at time.Duration) {
 // leftAfter is the silent ticks after which member x left a view in this batch, 0 if it did
 // not.
 func (c *Cluster) leftAfter(x int) int {
-	for _, v := range c.views {
+	for _, v := range c.views[c.viewsFrom:] {
 		if v.Members.Has(x) && v.Left {
 			return v.Count
 		}
@@ -257,9 +259,10 @@ func (c *Cluster) leftAfter(x int) int {
 // tellViews tells the members that left a view after silence or joined one when heard again,
 // one event per member and kind for all the managers concerned.
 func (c *Cluster) tellViews(at time.Duration, ds []group.Decision) {
-	c.views = c.views[:0]
+	base := len(c.views) // the views told earlier in this batch stay as they were told
+	c.viewsFrom = base
 	add := func(member, manager int, left bool, count int) {
-		for k := range c.views {
+		for k := base; k < len(c.views); k++ {
 			if v := &c.views[k]; v.Members == group.SetOf(member) && v.Left == left && v.Count == count {
 				v.Managers = v.Managers.With(manager)
 				return
@@ -280,8 +283,8 @@ func (c *Cluster) tellViews(at time.Duration, ds []group.Decision) {
 		}
 	}
 	// Members that left (or joined) the same managers' views at once are told together.
-	out := c.views[:0]
-	for _, v := range c.views {
+	out := c.views[base:base]
+	for _, v := range c.views[base:] {
 		k := slices.IndexFunc(out, func(o ViewChanged) bool {
 			return o.Managers == v.Managers && o.Left == v.Left && o.Count == v.Count
 		})
@@ -291,15 +294,15 @@ func (c *Cluster) tellViews(at time.Duration, ds []group.Decision) {
 		}
 		out[k].Members |= v.Members
 	}
-	c.views = out
-	for k := range c.views {
+	c.views = c.views[:base+len(out)]
+	for k := base; k < len(c.views); k++ {
 		c.emit(&c.views[k])
 	}
 }
 
 // tellQuorums tells the quorum checks whose conclusion changed, one event per view and rule.
 func (c *Cluster) tellQuorums(at time.Duration, ds []group.Decision) {
-	c.quorums = c.quorums[:0]
+	base := len(c.quorums)
 	for _, d := range ds {
 		q, ok := d.(group.Quorum)
 		if !ok {
@@ -311,7 +314,7 @@ func (c *Cluster) tellQuorums(at time.Duration, ds []group.Decision) {
 			continue
 		}
 		found := false
-		for k := range c.quorums {
+		for k := base; k < len(c.quorums); k++ {
 			if x := &c.quorums[k]; x.Digest.View == q.Digest.View && x.Digest.Validated == q.Digest.Validated && x.Digest.Rule == q.Digest.Rule {
 				x.Managers = x.Managers.With(m)
 				found = true
@@ -321,7 +324,7 @@ func (c *Cluster) tellQuorums(at time.Duration, ds []group.Decision) {
 			c.quorums = append(c.quorums, QuorumChanged{At: at, Managers: group.SetOf(m), Digest: q.Digest})
 		}
 	}
-	for k := range c.quorums {
+	for k := base; k < len(c.quorums); k++ {
 		c.emit(&c.quorums[k])
 	}
 }
@@ -439,21 +442,28 @@ func (c *Cluster) checkWritable(at time.Duration) {
 	switch open, wasOpen := w.Len() >= 2, was.Len() >= 2; {
 	case open && !wasOpen:
 		c.openedAt, c.inWindow = at, w
-		c.note = SplitBrain{At: at, Open: true, Writable: w}
-		c.emit(&c.note)
+		c.splitBrain(SplitBrain{At: at, Open: true, Writable: w})
 	case open && w&^c.inWindow != 0:
 		c.inWindow |= w
-		c.widened = SplitBrainWidened{At: at, Writable: c.inWindow, From: c.openedAt}
-		c.emit(&c.widened)
+		c.widened = append(c.widened, SplitBrainWidened{At: at, Writable: c.inWindow, From: c.openedAt})
+		c.emit(&c.widened[len(c.widened)-1])
 	case !open && wasOpen:
-		c.note = SplitBrain{At: at, Writable: c.inWindow, From: c.openedAt}
-		c.emit(&c.note)
+		c.splitBrain(SplitBrain{At: at, Writable: c.inWindow, From: c.openedAt})
 	}
 }
 
 // Writable is the set of nodes writable as last checked for split brain: after every step of
 // the group, and after the engine's decisions while the managers hold more than one copy.
 func (c *Cluster) Writable() group.Set { return c.writable }
+
+// WritableSet is WritableNow's set, worked out without remembering anything for later: what a
+// core tells of how the managers stood at a decision.
+func (c *Cluster) WritableSet() group.Set {
+	frozen := c.frozen
+	w := c.writableNow()
+	c.frozen = frozen
+	return w
+}
 
 // WritableNow works out the set of nodes writable now, whatever was last checked: master and,
 // in their own side's copy, neither failed nor shunned, their host up (or, their manager down
@@ -464,9 +474,25 @@ func (c *Cluster) WritableNow() group.Set { return c.writableNow() }
 // (and the application beside them), on two do not. 0 for every member of one network.
 func (c *Cluster) Segment(m int) int { return c.net[m].Segment }
 
-// flush tells emit of the engine's decisions.
+// splitBrain tells a split-brain window's note.
+func (c *Cluster) splitBrain(n SplitBrain) {
+	c.notes = append(c.notes, n)
+	c.emit(&c.notes[len(c.notes)-1])
+}
+
+// flush tells emit of the engine's decisions, taking them (fence.Engine.Take): they stay valid
+// until Release.
 func (c *Cluster) flush() {
-	for _, ev := range c.e.Ready() {
+	for _, ev := range c.e.Take() {
 		c.emit(ev)
 	}
+}
+
+// Release ends a batch of events: every event told since the last Release, the engine's
+// decisions among them (fence.Engine.Release), may be reused by the next step. Until it, each
+// stays as it was told, so a core can hand the batch out at once (core.Core.Ready).
+func (c *Cluster) Release() {
+	c.e.Release()
+	c.views, c.quorums, c.viewsFrom = c.views[:0], c.quorums[:0], 0
+	c.notes, c.widened = c.notes[:0], c.widened[:0]
 }

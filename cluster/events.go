@@ -7,8 +7,9 @@ import (
 )
 
 // The events a Cluster tells, besides the engine's decisions. Each is handed out as a pointer
-// that is valid only during the emit call, like the engine's decisions; members are named by
-// index (database members as the engine's nodes, witnesses after them).
+// that stays valid until Cluster.Release, like the engine's decisions it tells (taken with
+// fence.Engine.Take), so that a core can hand a step's events out at once (core.Core.Ready);
+// members are named by index (database members as the engine's nodes, witnesses after them).
 
 // ViewChanged: Members left the views of Managers after Count silent ticks (Left), or, out of
 // their views, were heard again and joined them. A manager that stops or starts cleanly leaves
@@ -62,7 +63,7 @@ type SplitBrainWidened struct {
 // Primary are the primary views (in the order of their first members), Sides the views of all
 // the sides, Majority the simple majority size. It is no line of an event log: observers keep
 // it to report the final primary view and to judge "primary" expectations. Its slices are the
-// teller's, valid during the call like the rest of it: copy them to keep them.
+// teller's, valid until Release like the rest of it: copy them to keep them.
 type GroupState struct {
 	At       time.Duration
 	Primary  []group.Set

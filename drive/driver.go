@@ -5,10 +5,8 @@ import (
 	"time"
 
 	"github.com/failsim/failsim/act"
-	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
-	"github.com/failsim/failsim/group"
 	"github.com/failsim/failsim/statemap"
 )
 
@@ -56,15 +54,6 @@ type Config struct {
 	// driver asks it each time it plans its next instant; ok is false for none. An instant
 	// before the last one run counts as the last.
 	Wake func() (at time.Duration, ok bool)
-	// Group, when not nil, runs the managers as a group (package cluster) beside the engine:
-	// the script's manager, host and partition actions change the group's network, and at a
-	// tick the group's decisions come just before the engine's. The group ticks only while it
-	// is not quiet (cluster.Cluster.Quiet), so a run in which managers only stop and start
-	// cleanly pays for no tick of the group's. Nil (the live runtime): no group, and the
-	// engine's coordinator is the first node whose manager is up, as it always was. The
-	// group is made at the first action that concerns it: until then every manager runs on
-	// one network, and the group would only confirm the coordinator the engine has.
-	Group *cluster.Config
 }
 
 // Work is what an instant asks of the adapter, in this order: make each fault real, then start
@@ -79,11 +68,7 @@ type Work struct {
 // Driver schedules the instants of one run of an engine. Its zero value is not usable: call
 // New. It is not safe for concurrent use: one goroutine drives it.
 type Driver struct {
-	e       *fence.Engine
-	c       *cluster.Cluster   // nil without Config.Group
-	noted   bool               // the cluster told the observers of something since this was cleared
-	state   cluster.GroupState // the note noteGroup tells, reused
-	views   []group.Set        // its views, reused
+	m       Machine
 	nodes   []prober
 	foresee bool // cfg.Foresee != nil
 	cfg     Config
@@ -115,14 +100,14 @@ type Driver struct {
 	starts []Start
 }
 
-// New returns a driver for engine e under cfg, with observers obs. The engine must be fresh
+// New returns a driver for machine m under cfg, with observers obs. The machine must be fresh
 // (no call made into it yet) and driven by this driver alone; every node starts with its
 // manager up and its first probe due at t=0.
-func New(e *fence.Engine, cfg Config, obs ...Observer) *Driver {
+func New(m Machine, cfg Config, obs ...Observer) *Driver {
 	if cfg.Interval <= 0 {
 		panic(fmt.Sprintf("drive: probe interval %v", cfg.Interval))
 	}
-	d := &Driver{e: e, cfg: cfg, obs: obs, inst: Instants(obs), nodes: make([]prober, e.Len()), foresee: cfg.Foresee != nil}
+	d := &Driver{m: m, cfg: cfg, obs: obs, inst: Instants(obs), nodes: make([]prober, m.Len()), foresee: cfg.Foresee != nil}
 	for i := range d.nodes {
 		d.nodes[i].set(idle, 0)
 	}
@@ -154,11 +139,6 @@ func (d *Driver) Next() time.Duration {
 	return d.next
 }
 
-// Cluster returns the managers as a group the driver runs beside the engine, to read between
-// instants (do not step it); nil until the first action that concerns the group made it, and
-// always without Config.Group.
-func (d *Driver) Cluster() *cluster.Cluster { return d.c }
-
 // Ended reports whether the end instant has been run: the run is over.
 func (d *Driver) Ended() bool { return d.ended }
 
@@ -178,9 +158,8 @@ func (d *Driver) Begin(t time.Duration) Work {
 		// Nothing but the tick at this instant: if it decides nothing, the observers have
 		// nothing to look at.
 		d.lone = true
-		d.noted = false
 		d.tickAt(t)
-		d.told = d.flush() || d.noted || d.cfg.EveryTick
+		d.told = d.flush() || d.cfg.EveryTick
 		return Work{At: t}
 	}
 	d.lone = false

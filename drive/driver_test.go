@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/failsim/failsim/act"
+	"github.com/failsim/failsim/core"
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
@@ -76,7 +77,7 @@ func want(t *testing.T, what, got, want string) {
 func TestInstantOrder(t *testing.T) {
 	l := &log{}
 	var counted []string
-	d := drive.New(cluster(), drive.Config{Interval: 10 * s, End: 10 * s, EveryTick: true,
+	d := drive.New(core.New(cluster(), nil), drive.Config{Interval: 10 * s, End: 10 * s, EveryTick: true,
 		Counted: func(at time.Duration, i int, c statemap.Condition) { counted = append(counted, fmt.Sprint(at, i, c)) }}, l)
 	if next := d.Next(); next != 0 {
 		t.Fatalf("first instant %v, want 0", next)
@@ -120,7 +121,7 @@ func TestManagerOutage(t *testing.T) {
 		{At: 2 * s, Kind: act.ManagerDown, Node: 1},
 		{At: 4 * s, Kind: act.ManagerUp, Node: 1},
 	}
-	d := drive.New(cluster(), drive.Config{Interval: 3 * s, Script: script, End: 6 * s}, l)
+	d := drive.New(core.New(cluster(), nil), drive.Config{Interval: 3 * s, Script: script, End: 6 * s}, l)
 	w := d.Begin(d.Next())
 	d.Report(w.Starts[0], 0, statemap.OK)
 	stalled := w.Starts[1] // db2's probe hangs
@@ -159,7 +160,7 @@ func TestManagerOutage(t *testing.T) {
 // instant at the time of the last one, and the node's next probe starts there if it is due.
 func TestLateOutcome(t *testing.T) {
 	l := &log{}
-	d := drive.New(cluster(), drive.Config{Interval: 3 * s, Checkpoints: []time.Duration{7 * s}, End: 20 * s}, l)
+	d := drive.New(core.New(cluster(), nil), drive.Config{Interval: 3 * s, Checkpoints: []time.Duration{7 * s}, End: 20 * s}, l)
 	w := d.Begin(d.Next())
 	d.Report(w.Starts[0], 0, statemap.OK)
 	late := w.Starts[1]
@@ -198,7 +199,7 @@ func TestLateOutcome(t *testing.T) {
 func TestUndefinedOutcome(t *testing.T) {
 	l := &log{}
 	var counted int
-	d := drive.New(cluster(), drive.Config{Interval: 3 * s, End: 3 * s, Counted: func(time.Duration, int, statemap.Condition) { counted++ }}, l)
+	d := drive.New(core.New(cluster(), nil), drive.Config{Interval: 3 * s, End: 3 * s, Counted: func(time.Duration, int, statemap.Condition) { counted++ }}, l)
 	w := d.Begin(0)
 	d.Report(w.Starts[0], 0, drive.NoOutcome)
 	d.Report(w.Starts[1], 0, drive.NoOutcome)
@@ -222,7 +223,7 @@ func TestQuietTicks(t *testing.T) {
 		e := cluster()
 		// db2's manager stays down, and db1 is probed once a minute: the ticks are alone.
 		script := []act.Action{{At: 0, Kind: act.ManagerDown, Node: 1}, {At: 0, Kind: act.SetFault, Node: 0, Fault: fault.Fault{Kind: fault.Stall}}}
-		d := drive.New(e, drive.Config{Interval: time.Minute, Script: script, End: 2 * time.Minute, EveryTick: every}, l)
+		d := drive.New(core.New(e, nil), drive.Config{Interval: time.Minute, Script: script, End: 2 * time.Minute, EveryTick: every}, l)
 		var instants []time.Duration
 		for !d.Ended() {
 			w := d.Begin(d.Next())
@@ -250,7 +251,7 @@ func TestQuietTicks(t *testing.T) {
 
 // TestBeginOutOfTurn: Begin at any time but Next's is a bug in the adapter: it panics.
 func TestBeginOutOfTurn(t *testing.T) {
-	d := drive.New(cluster(), drive.Config{Interval: 3 * s, End: time.Minute})
+	d := drive.New(core.New(cluster(), nil), drive.Config{Interval: 3 * s, End: time.Minute})
 	defer func() {
 		if recover() == nil {
 			t.Error("Begin(1s) before the instant at 0 did not panic")

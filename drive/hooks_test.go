@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/failsim/failsim/act"
+	"github.com/failsim/failsim/core"
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/faultmodel"
@@ -24,7 +25,7 @@ func TestWake(t *testing.T) {
 		wakes := c.wakes
 		var seen []time.Duration
 		obs := &instants{at: &seen}
-		d := drive.New(cluster(), drive.Config{Interval: 3 * s, End: 60 * s,
+		d := drive.New(core.New(cluster(), nil), drive.Config{Interval: 3 * s, End: 60 * s,
 			Foresee: func(f fault.Fault) act.Outcome { return faultmodel.Predict(f, 5*s) },
 			Wake: func() (time.Duration, bool) {
 				for len(wakes) > 0 && wakes[0] <= lastOf(seen) && len(seen) > 0 {

@@ -92,7 +92,7 @@ func (d *Driver) counted(t time.Duration, i int, c statemap.Condition) {
 		d.cfg.Counted(t, i, c)
 	}
 	if c != NoOutcome {
-		d.e.Probe(t, i, c)
+		d.m.Probe(t, i, c)
 	}
 }
 
@@ -133,7 +133,7 @@ func (d *Driver) start(t time.Duration) {
 // running the skipped probes, without their instants.
 func (d *Driver) skip(t time.Duration, i int, p *prober) bool {
 	o := p.foreseen
-	steady, until := d.e.Steady(i, o.Condition)
+	steady, until := d.m.Steady(i, o.Condition)
 	if !steady {
 		return false
 	}
@@ -141,7 +141,7 @@ func (d *Driver) skip(t time.Duration, i int, p *prober) bool {
 	if d.acted != Never {
 		limit = d.acted - 1 // a probe finishing at the action's instant counts after it
 	}
-	if d.c != nil && !d.c.Quiet() {
+	if !d.m.Quiet() {
 		// The group's next tick may change the node's copy of the cluster's state (a merge, a
 		// host failure, a shun); a probe finishing at that tick's instant counts before it.
 		// Probes start before the tick of their instant: at a tick instant, that tick is next.

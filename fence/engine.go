@@ -67,7 +67,8 @@ type Engine struct {
 	ticks       int64         // timekeeper ticks so far, skipped ones included
 	expiry      int64         // the tick number at which the first alarm expires; valid unless stale
 	stale       bool          // an alarm went since expiry was computed: compute it anew
-	out         []Decision    // decided since the last Ready, pointers into dec
+	out         []Decision    // decided since the last Ready or Release, pointers into dec
+	taken       int           // how many of out Take has handed out
 	dec         decisions
 }
 
@@ -153,13 +154,36 @@ func (e *Engine) Step(at time.Duration, in Input) {
 // decisions it points to are reused by the next call into the engine other than a view: consume
 // them or copy them (Clone) before then. Handing them out allocates nothing.
 func (e *Engine) Ready() []Decision {
-	out := e.out
+	out := e.out[e.taken:]
+	if len(e.out) == 0 {
+		return nil
+	}
+	e.Release()
 	if len(out) == 0 {
 		return nil
 	}
-	e.out = e.out[:0]
-	e.dec.reset()
 	return out
+}
+
+// Take returns the decisions made since the last Take or Ready, oldest first, like Ready, but
+// keeps them: they and the decisions taken before them stay valid until Release (or Ready).
+// A core that gathers the decisions of several steps, its own events among them, into one
+// batch takes them as they come and releases the batch once it has been consumed.
+func (e *Engine) Take() []Decision {
+	out := e.out[e.taken:]
+	e.taken = len(e.out)
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// Release ends the batch: the decisions taken since the last Release (or Ready) are reused by
+// the next call into the engine other than a view.
+func (e *Engine) Release() {
+	e.out = e.out[:0]
+	e.taken = 0
+	e.dec.reset()
 }
 
 func (e *Engine) advance(at time.Duration) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/cluster"
+	"github.com/failsim/failsim/core"
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/faultmodel"
@@ -33,9 +34,9 @@ type counted struct {
 func everyProbe(tl *timeline.Timeline) [][]counted {
 	e := fence.New(fence.Config{Nodes: tl.Nodes, Map: statemap.Default(), Policy: tl.Policy})
 	out := make([][]counted, len(tl.Nodes))
-	d := drive.New(e, drive.Config{
+	g := &cluster.Config{Witnesses: len(tl.Witnesses), GapThreshold: tl.GapThreshold, FailsafeThreshold: tl.FailsafeThreshold}
+	d := drive.New(core.New(e, g), drive.Config{
 		Interval: tl.Interval, Script: tl.Events, End: tl.End,
-		Group:   &cluster.Config{Witnesses: len(tl.Witnesses), GapThreshold: tl.GapThreshold, FailsafeThreshold: tl.FailsafeThreshold},
 		Counted: func(at time.Duration, node int, c statemap.Condition) { out[node] = append(out[node], counted{at, c}) },
 	})
 	faults := make([]fault.Fault, len(tl.Nodes))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/cluster"
+	"github.com/failsim/failsim/core"
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
@@ -70,7 +71,7 @@ type Config struct {
 	// at; zero means one second.
 	ReloadEvery time.Duration
 	// Group, when not nil, runs the managers as a group beside the engine, as the simulator
-	// does (drive.Config.Group): a live replay's managers stop and start as its script says.
+	// does (core.New): a live replay's managers stop and start as its script says.
 	// Nil (watch): no group, the first node whose manager is up coordinates.
 	Group *cluster.Config
 }
@@ -176,14 +177,13 @@ func New(cfg Config, sc Script) (*Runtime, error) {
 	}
 	// A live run foresees nothing (every real probe runs), and makes every tick, so that the
 	// metrics and the report follow each alarm's count tick by tick.
-	r.d = drive.New(r.e, drive.Config{
+	r.d = drive.New(core.New(r.e, cfg.Group), drive.Config{
 		Interval:    r.cfg.Interval,
 		Script:      sc.Actions,
 		Checkpoints: sc.Checkpoints,
 		End:         end,
 		EveryTick:   true,
 		Counted:     r.counted,
-		Group:       cfg.Group,
 	}, cfg.Observers...)
 	return r, nil
 }

@@ -187,6 +187,7 @@ func (r *replRun) candidate(e **fence.Engine) fence.CandidateRule {
 func (r *replRun) Event(ev fence.Event) {
 	r.flush()
 	r.tell(ev)
+	r.sides.decided(ev)
 	switch ev := ev.(type) {
 	case *act.FaultSet:
 		r.link[ev.Node], r.pending[ev.Node] = repl.LinkOf(ev.Fault), true
@@ -233,6 +234,7 @@ func (r *replRun) Event(ev fence.Event) {
 	if r.sides.on && !r.sides.dirty {
 		r.sides.dirty = movesWrites(ev)
 	}
+	r.sides.stands = false
 	r.flush()
 }
 
@@ -288,7 +290,7 @@ func (r *replRun) promote(at time.Duration, from, to int) {
 	for j, x := range r.role {
 		// During a partition only the replicas on the new master's side (holding its copy of
 		// the cluster's state) follow it; the others keep their side's master.
-		if x == asReplica && j != to && (!r.sides.on || r.sides.e.CopyOf(j) == r.sides.e.CopyOf(to)) {
+		if x == asReplica && j != to && (!r.sides.on || r.sides.copyOf(j) == r.sides.copyOf(to)) {
 			others = append(others, j)
 			r.sides.src[j] = to
 		}
@@ -337,7 +339,7 @@ func (r *replRun) recovered(at time.Duration, node int, role fence.Role) {
 	of := r.master
 	if r.sides.on {
 		// The master in service of its own side's copy, if the model holds it as one.
-		if of = r.sides.e.MasterOf(node); of >= 0 && of != node && r.role[of] != asWriter {
+		if of = r.sides.masterOf(node); of >= 0 && of != node && r.role[of] != asWriter {
 			of = -1
 		}
 	}

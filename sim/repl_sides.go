@@ -5,7 +5,7 @@ import (
 
 	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/cluster"
-	"github.com/failsim/failsim/drive"
+	"github.com/failsim/failsim/core"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/group"
 	"github.com/failsim/failsim/repl"
@@ -35,7 +35,7 @@ import (
 type sides struct {
 	on       bool             // a partition has been seen: the rules above apply
 	dirty    bool             // an event of this instant may have moved the writes (movesWrites)
-	d        *drive.Driver    // the driver, for its cluster (segments, writable nodes)
+	k        *core.Core       // the core, for its cluster (segments, writable nodes)
 	e        *fence.Engine    // the engine, for its copies
 	near     int              // the node the application sits beside
 	src      []int            // per node: the writer whose history it replicates, while a replica; -1 for none
@@ -45,6 +45,36 @@ type sides struct {
 	merged   []int            // the copies merged at this instant, to tell the model at its end
 	told     int              // the application's target last told (repl.AppTarget)
 	c        *cluster.Cluster // the cluster, once made
+	stood    core.Standing    // how the managers stood at the decision being told (core.Core.StandingAt)
+	stands   bool             // stood holds: a decision about a node's service is being told, the group made
+}
+
+// decided notes how the managers stood at ev, while it is told: what the model is told of a
+// failover, a failure or a recovery follows the managers as they were at that decision, not
+// after the rest of the group's step.
+func (s *sides) decided(ev fence.Event) {
+	switch ev.(type) {
+	case *fence.Failover, *fence.NoCandidate, *fence.NodeFailed, *fence.NodeRecovered:
+		if s.k != nil {
+			s.stood, s.stands = s.k.StandingAt(ev)
+		}
+	}
+}
+
+// copyOf is the copy node i's manager holds, as it stood at the decision being told.
+func (s *sides) copyOf(i int) int {
+	if s.stands {
+		return s.stood.CopyOf(i)
+	}
+	return s.e.CopyOf(i)
+}
+
+// masterOf is the master in service of node i's copy, as it stood at the decision being told.
+func (s *sides) masterOf(i int) int {
+	if s.stands {
+		return s.stood.MasterOf(i)
+	}
+	return s.e.MasterOf(i)
 }
 
 // newSides returns the sides of a run of n nodes whose master is master at the start; old is a
@@ -61,8 +91,8 @@ func newSides(n, master, near int, old *sides) sides {
 
 // cluster returns the driver's cluster; nil before the group is made.
 func (s *sides) cluster() *cluster.Cluster {
-	if s.c == nil && s.d != nil {
-		s.c = s.d.Cluster()
+	if s.c == nil && s.k != nil {
+		s.c = s.k.Cluster()
 	}
 	return s.c
 }
@@ -76,6 +106,9 @@ func (s *sides) reaches(a, b int) bool {
 // writableSet is the set of nodes that take writes as the managers left them
 // (cluster.WritableNow).
 func (s *sides) writableSet() group.Set {
+	if s.stands {
+		return s.stood.Writable
+	}
 	if c := s.cluster(); c != nil {
 		return c.WritableNow()
 	}

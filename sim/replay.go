@@ -6,6 +6,7 @@ import (
 
 	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/cluster"
+	"github.com/failsim/failsim/core"
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/faultmodel"
@@ -71,17 +72,17 @@ func newRunnerReusing(ctx context.Context, tl *timeline.Timeline, m *statemap.Ma
 	}
 	e = fence.New(fence.Config{Nodes: tl.Nodes, Map: m, Policy: tl.Policy, Candidate: candidate})
 	timeout := tl.Timeout
-	d := drive.New(e, drive.Config{
+	k := core.New(e, &cluster.Config{Witnesses: len(tl.Witnesses), GapThreshold: tl.GapThreshold, FailsafeThreshold: tl.FailsafeThreshold})
+	d := drive.New(k, drive.Config{
 		Interval:    tl.Interval,
 		Script:      tl.Events,
 		Checkpoints: tl.Checkpoints(),
 		End:         tl.End,
 		Foresee:     func(f fault.Fault) act.Outcome { return faultmodel.Predict(f, timeout) },
 		Wake:        wake,
-		Group:       &cluster.Config{Witnesses: len(tl.Witnesses), GapThreshold: tl.GapThreshold, FailsafeThreshold: tl.FailsafeThreshold},
 	}, obs...)
 	if rr != nil {
-		rr.sides.d, rr.sides.e = d, e
+		rr.sides.k, rr.sides.e = k, e
 	}
 	return &runner{ctx: ctx, e: e, d: d, repl: rr}
 }

@@ -24,8 +24,10 @@ var rank = map[string]int{
 	// The vocabulary of a run: its actions, outcomes, events and echoes.
 	"act":     4,
 	"cluster": 5,
-	// The one scheduler.
-	"drive": 6,
+	// One run's decision core under Tungsten's rules (the engine and the group behind one
+	// Ready), and the one scheduler, which drives any core through drive.Machine: of one rank,
+	// neither imports the other.
+	"core": 6, "drive": 6,
 	// What a run is judged and told by, in the order they build on each other.
 	"faultmodel": 7, "narrate": 7,
 	// The fault model's timing, in closed form; property testing's properties; the benchmarks' day.
@@ -58,7 +60,7 @@ var rank = map[string]int{
 // may import one of effects. (A library they use may: the statemap's properties parser can fetch a URL, which
 // failsim never asks of it.)
 var (
-	pure    = []string{"act", "fence", "group", "repl", "cluster", "drive", "timing", "htmlreport"}
+	pure    = []string{"act", "core", "fence", "group", "repl", "cluster", "drive", "timing", "htmlreport"}
 	effects = []string{"net", "net/http", "os/exec", "database/sql", "github.com/go-sql-driver/mysql", "github.com/benbjohnson/clock",
 		"github.com/rs/zerolog", "github.com/prometheus/client_golang/prometheus"}
 )
@@ -133,7 +135,7 @@ func TestNamedDirections(t *testing.T) {
 		}
 	}
 	adapters := []string{"sim", "monitor", "proxy", "check", "cmd/failsim", "internal/embedded"}
-	for _, p := range []string{"fence", "group", "repl", "cluster", "drive", "timeline", "property", "expect", "report", "narrate", "faultmodel", "timing", "htmlreport"} {
+	for _, p := range []string{"fence", "group", "repl", "cluster", "core", "drive", "timeline", "property", "expect", "report", "narrate", "faultmodel", "timing", "htmlreport"} {
 		never(p, adapters...)
 	}
 	for _, p := range pure {
@@ -149,6 +151,9 @@ func TestNamedDirections(t *testing.T) {
 			}
 		}
 	}
+	// The scheduler drives a Machine: it knows neither Tungsten's group nor its cluster, so that
+	// another manager's rules plug in beside core.Core.
+	never("drive", "group", "cluster", "core")
 	never("monitor", "sim", "check")
 	never("sim", "monitor", "proxy", "check")
 	never("check", "monitor", "proxy")

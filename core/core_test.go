@@ -1,0 +1,140 @@
+package core_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/failsim/failsim/act"
+	"github.com/failsim/failsim/cluster"
+	"github.com/failsim/failsim/core"
+	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/statemap"
+	"pgregory.net/rapid"
+)
+
+// TestReadyIsWhatWasTold: the core hands out in one Ready, unaltered and in order, exactly the
+// events an engine and its group tell one by one as they decide them. A reference engine and
+// cluster, stepped by the same inputs, are read at each emit; the core's batch is read only at
+// Ready, after the whole step, so any event reused or overwritten within the step (the
+// engine's decision storage, the group's scratch) would read differently.
+func TestReadyIsWhatWasTold(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(1, 5).Draw(t, "nodes")
+		w := rapid.IntRange(0, 2).Draw(t, "witnesses")
+		cfg := cluster.Config{Witnesses: w, GapThreshold: rapid.IntRange(1, 4).Draw(t, "gap"), FailsafeThreshold: rapid.IntRange(1, 4).Draw(t, "failsafe")}
+		nodes := make([]fence.NodeConfig, n)
+		for i := range nodes {
+			nodes[i].Name = string(rune('a' + i))
+		}
+		nodes[0].Role = fence.Master
+		fresh := func() *fence.Engine { return fence.New(fence.Config{Nodes: nodes, Map: statemap.Default()}) }
+
+		var want []string
+		told := func(ev fence.Event) { want = append(want, describe(ev)) }
+		re := fresh()
+		rc := cluster.New(re, cfg, 0, told)
+		rc.Partition(0, nil)
+		k := core.New(fresh(), &cfg)
+		k.Apply(0, &act.Action{Kind: act.Partition})
+		// engined is what the core does after an engine-only step: the engine's decisions, then
+		// what they opened.
+		engined := func(at time.Duration) {
+			ds := re.Take()
+			for _, d := range ds {
+				told(d)
+			}
+			if len(ds) > 0 {
+				rc.Engined(at)
+			}
+		}
+		compare := func(t *rapid.T, step string, at time.Duration) {
+			engined(at) // what the step left untaken, as the core's Ready takes it
+			var got []string
+			for _, ev := range k.Ready() {
+				got = append(got, describe(ev))
+			}
+			k.Advance()
+			if len(got) != len(want) {
+				t.Fatalf("%s: the core handed out %d events, the reference told %d:\n got %q\nwant %q", step, len(got), len(want), got, want)
+			}
+			for i := range got {
+				if got[i] != want[i] {
+					t.Fatalf("%s: event %d is %s, the reference told %s", step, i, got[i], want[i])
+				}
+			}
+			want = want[:0]
+			rc.Release()
+		}
+		compare(t, "start", 0)
+		members := n + w
+		now := time.Duration(0)
+		t.Repeat(map[string]func(*rapid.T){
+			"partition": func(t *rapid.T) {
+				seg := make([]int, members)
+				for m := range seg {
+					seg[m] = rapid.IntRange(0, 2).Draw(t, "segment")
+				}
+				rc.Partition(now, seg)
+				k.Apply(now, &act.Action{At: now, Kind: act.Partition, Segments: seg})
+				compare(t, "partition", now)
+			},
+			"heal": func(t *rapid.T) {
+				rc.Partition(now, nil)
+				k.Apply(now, &act.Action{At: now, Kind: act.Partition})
+				compare(t, "heal", now)
+			},
+			"host": func(t *rapid.T) {
+				m := rapid.IntRange(0, members-1).Draw(t, "member")
+				if rapid.Bool().Draw(t, "down") {
+					rc.HostDown(now, m)
+					k.Apply(now, &act.Action{At: now, Kind: act.HostDown, Node: m})
+				} else {
+					rc.HostUp(now, m)
+					k.Apply(now, &act.Action{At: now, Kind: act.HostUp, Node: m})
+				}
+				compare(t, "host", now)
+			},
+			"manager": func(t *rapid.T) {
+				m := rapid.IntRange(0, members-1).Draw(t, "member")
+				if rapid.Bool().Draw(t, "down") {
+					rc.ManagerStop(now, m)
+					k.Apply(now, &act.Action{At: now, Kind: act.ManagerDown, Node: m})
+				} else {
+					rc.ManagerStart(now, m)
+					k.Apply(now, &act.Action{At: now, Kind: act.ManagerUp, Node: m})
+				}
+				compare(t, "manager", now)
+			},
+			"probe": func(t *rapid.T) {
+				i := rapid.IntRange(0, n-1).Draw(t, "node")
+				c := statemap.Condition(rapid.IntRange(0, int(statemap.NumConditions)-1).Draw(t, "condition"))
+				if !re.Node(i).ManagerUp {
+					return
+				}
+				now += time.Second
+				re.Probe(now, i, c)
+				k.Probe(now, i, c)
+				compare(t, "probe", now)
+			},
+			"tick": func(t *rapid.T) {
+				now = (now/statemap.TickInterval + 1) * statemap.TickInterval
+				if !rc.Quiet() {
+					rc.Tick(now)
+				}
+				re.Ticks(now, 1)
+				k.Tick(now, 1)
+				compare(t, "tick", now)
+			},
+			"recover": func(t *rapid.T) {
+				i := rapid.IntRange(0, n-1).Draw(t, "node")
+				re.Recover(now, i)
+				k.Apply(now, &act.Action{At: now, Kind: act.Recover, Node: i})
+				compare(t, "recover", now)
+			},
+		})
+	})
+}
+
+// describe is an event as it reads now, its type and every field.
+func describe(ev fence.Event) string { return fmt.Sprintf("%T %+v", ev, ev) }
