@@ -24,10 +24,11 @@ import (
 // Core is one run's decision core. Its zero value is not usable: call New. It is not safe for
 // concurrent use.
 type Core struct {
-	e     *fence.Engine
-	group *cluster.Config  // nil: no group (the live runtime)
-	c     *cluster.Cluster // made at the first action that needs it; nil until then
-	now   time.Duration    // the time of the last input
+	e      *fence.Engine
+	group  *cluster.Config  // nil: no group (the live runtime)
+	c      *cluster.Cluster // made at the first action that needs it; nil until then
+	now    time.Duration    // the time of the last input
+	router Router           // the application's routing; nil: Sticky
 
 	out   []fence.Event      // the batch Ready hands out
 	stood []Standing         // how the managers stood at the batch's decisions about a node's service

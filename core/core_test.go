@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -138,3 +139,33 @@ func TestReadyIsWhatWasTold(t *testing.T) {
 
 // describe is an event as it reads now, its type and every field.
 func describe(ev fence.Event) string { return fmt.Sprintf("%T %+v", ev, ev) }
+
+// TestSticky: the default routing stays where it writes while it can, else takes the first
+// node in cluster order that can, else none.
+func TestSticky(t *testing.T) {
+	usable := func(set ...int) func(int) bool {
+		return func(i int) bool { return slices.Contains(set, i) }
+	}
+	for _, c := range []struct {
+		cur  int
+		ok   []int
+		want int
+	}{
+		{cur: 1, ok: []int{0, 1}, want: 1}, // sticky
+		{cur: 1, ok: []int{0, 2}, want: 0}, // moves to the first
+		{cur: -1, ok: []int{2}, want: 2},   // from nowhere
+		{cur: 0, ok: nil, want: -1},        // nowhere to go
+	} {
+		if got := core.Sticky(c.cur, 3, usable(c.ok...)); got != c.want {
+			t.Errorf("Sticky(%d, usable %v) = %d, want %d", c.cur, c.ok, got, c.want)
+		}
+	}
+	k := core.New(fence.New(fence.Config{Nodes: []fence.NodeConfig{{Name: "a", Role: fence.Master}, {Name: "b"}, {Name: "c"}}, Map: statemap.Default()}), nil)
+	if got := k.Route(2, usable(0, 2)); got != 2 {
+		t.Errorf("the core's default routing from 2 = %d, want 2 (Sticky)", got)
+	}
+	k.SetRouter(func(cur, n int, ok func(int) bool) int { return n - 1 })
+	if got := k.Route(0, usable(0)); got != 2 {
+		t.Errorf("a router given to the core is not asked: got %d", got)
+	}
+}

@@ -260,16 +260,9 @@ func (r *replRun) retarget(at time.Duration) {
 	w := s.writableSet()
 	ok := func(i int) bool { return r.role[i] == asWriter && w.Has(i) && s.reaches(i, s.near) }
 	cur := r.m.App()
-	target := -1
-	if cur >= 0 && ok(cur) {
-		target = cur
-	} else {
-		for i := range r.role {
-			if ok(i) {
-				target = i
-				break
-			}
-		}
+	target := core.Sticky(cur, len(r.role), ok)
+	if s.k != nil {
+		target = s.k.Route(cur, ok)
 	}
 	if target == cur && target == s.told {
 		return
