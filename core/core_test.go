@@ -169,3 +169,31 @@ func TestSticky(t *testing.T) {
 		t.Errorf("a router given to the core is not asked: got %d", got)
 	}
 }
+
+// TestTopologyRepointsTheReplicas: a failover repoints the replicas, not a master failed over
+// before and not recovered since; once recovered, it is repointed again; on a partition only
+// those that follow the new master are.
+func TestTopologyRepointsTheReplicas(t *testing.T) {
+	topo := core.NewTopology(4, 0, nil)
+	repoint, ok := topo.Decided(&fence.Failover{Node: 0, To: 1}, nil)
+	if !ok || !slices.Equal(repoint, []int{2, 3}) {
+		t.Fatalf("first failover repoints %v (ok %v), want [2 3]", repoint, ok)
+	}
+	repoint, _ = topo.Decided(&fence.Failover{Node: 1, To: 2}, nil)
+	if !slices.Equal(repoint, []int{3}) {
+		t.Fatalf("second failover repoints %v, want [3]: db1 and db2 were failed over", repoint)
+	}
+	topo.Decided(&fence.NodeRecovered{Node: 0, Role: fence.Replica}, nil)
+	repoint, _ = topo.Decided(&fence.Failover{Node: 2, To: 3}, nil)
+	if !slices.Equal(repoint, []int{0}) {
+		t.Fatalf("after db1's recovery a failover repoints %v, want [0]", repoint)
+	}
+	if _, ok := topo.Decided(&fence.NodeFailed{Node: 3, Role: fence.Master}, nil); ok || topo.Writes(3) {
+		t.Fatalf("a failed master still writes (ok %v)", ok)
+	}
+	side := core.NewTopology(4, 0, nil)
+	from, repoint := side.Promote(0, 1, true, func(j int) bool { return j == 2 }, nil)
+	if from != 0 || !slices.Equal(repoint, []int{2}) || !side.Writes(0) {
+		t.Fatalf("a partition's failover: from %d, repoint %v, old master writes %v; want 0, [2], true (it goes on)", from, repoint, side.Writes(0))
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/failsim/failsim/core"
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
@@ -155,7 +156,7 @@ func LiveReplication(ctx context.Context, cfg LiveReplicationConfig) (LiveReplic
 	}
 	warm(ctx, cfg.Writers)
 	t0 := time.Now()
-	p := &livePromoter{cfg: &cfg, of: &of, t0: t0}
+	p := &livePromoter{cfg: &cfg, of: &of, t0: t0, topo: core.NewTopology(len(cfg.Nodes), master, nil)}
 	rec := &Recorder{Names: names(cfg.Nodes)}
 	rc := cfg.Config
 	rc.Nodes, rc.Speed = cfg.Nodes, 1
@@ -269,12 +270,15 @@ func replicationActs(ctx context.Context, cfg LiveReplicationConfig, t0 time.Tim
 }
 
 // livePromoter is the engine's hand in a live run: at a failover it promotes the chosen
-// replica for real (the others repointed to it), with no master of record meanwhile, and makes
-// it the writer's master of record once it takes writes.
+// replica for real, repointing to it exactly the replicas the topology says (core.Topology,
+// as the simulator's replication model does: not a master failed over before and not
+// recovered since), with no master of record meanwhile, and makes it the writer's master of
+// record once it takes writes.
 type livePromoter struct {
-	cfg *LiveReplicationConfig
-	of  *atomic.Int32
-	t0  time.Time
+	cfg  *LiveReplicationConfig
+	of   *atomic.Int32
+	t0   time.Time
+	topo core.Topology // each node's role, as the decisions made it
 
 	wg   sync.WaitGroup
 	mu   sync.Mutex
@@ -282,18 +286,13 @@ type livePromoter struct {
 }
 
 func (p *livePromoter) Event(ev fence.Event) {
-	f, ok := ev.(*fence.Failover)
-	if !ok {
+	others, promotes := p.topo.Decided(ev, nil)
+	if !promotes {
 		return
 	}
+	f := ev.(*fence.Failover)
 	lp := LivePromotion{At: f.At, From: f.Node, To: f.To, Decided: time.Since(p.t0)}
 	p.of.Store(-1)
-	var others []int
-	for j := range p.cfg.Nodes {
-		if j != lp.From && j != lp.To {
-			others = append(others, j)
-		}
-	}
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()

@@ -5,6 +5,7 @@ import (
 
 	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/cluster"
+	"github.com/failsim/failsim/core"
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/repl"
@@ -46,7 +47,7 @@ type replRun struct {
 	next     int // the next of evs to apply
 	end      time.Duration
 	workload bool
-	role     []replRole    // what each node is to the model
+	role     core.Topology // what each node is to the model, as the engine's decisions made it
 	master   int           // the engine's master in service; -1 for none
 	now      time.Duration // the instant the driver runs
 	stepped  bool          // the model was told something at this instant
@@ -65,15 +66,6 @@ type replRun struct {
 	sides sides
 }
 
-// replRole is what a node is to the model, as the engine's decisions made it.
-type replRole uint8
-
-const (
-	asReplica replRole = iota
-	asWriter
-	asOut // a master failed over or failed
-)
-
 // newReplRun returns the model's run beside tl's replay; old, if not nil, is a run done with,
 // whose space (and model) it reuses.
 func newReplRun(tl *timeline.Timeline, obs []drive.Observer, old *replRun) *replRun {
@@ -89,10 +81,9 @@ func newReplRun(tl *timeline.Timeline, obs []drive.Observer, old *replRun) *repl
 		m.Reset(r.cfg)
 	}
 	r.m = m
-	r.role = zeroed(role, len(tl.Nodes))
+	r.role = core.NewTopology(len(tl.Nodes), r.cfg.Master, role)
 	r.link, r.pending, r.hostDown = zeroed(link, len(tl.Nodes)), zeroed(pending, len(tl.Nodes)), zeroed(hostDown, len(tl.Nodes))
 	r.master = r.cfg.Master
-	r.role[r.master] = asWriter
 	r.sides = newSides(len(tl.Nodes), r.master, tl.Repl.Near, &oldSides)
 	return r
 }
@@ -217,7 +208,7 @@ func (r *replRun) Event(ev fence.Event) {
 		}
 	case *fence.FailsafeShunned:
 		// Its own manager shunned it: a shunned master takes no more writes.
-		if ev.Role == fence.Master && r.role[ev.Node] == asWriter {
+		if ev.Role == fence.Master && r.role[ev.Node] == core.Writer {
 			r.mark()
 			r.fail(ev.At, ev.Node)
 		}
@@ -281,27 +272,25 @@ func (r *replRun) flushAll() {
 
 // promote: the engine failed master from over to to.
 func (r *replRun) promote(at time.Duration, from, to int) {
-	if r.role[from] != asWriter {
+	if !r.role.Writes(from) {
 		from = -1
 	}
 	r.tellLink(at, to)
 	goesOn := r.goesOn(from)
-	var others []int
-	for j, x := range r.role {
-		// During a partition only the replicas on the new master's side (holding its copy of
-		// the cluster's state) follow it; the others keep their side's master.
-		if x == asReplica && j != to && (!r.sides.on || r.sides.copyOf(j) == r.sides.copyOf(to)) {
-			others = append(others, j)
-			r.sides.src[j] = to
-		}
+	// During a partition only the replicas on the new master's side (holding its copy of the
+	// cluster's state) follow it; the others keep their side's master.
+	var follows func(j int) bool
+	if r.sides.on {
+		follows = func(j int) bool { return r.sides.copyOf(j) == r.sides.copyOf(to) }
+	}
+	from, others := r.role.Promote(from, to, goesOn, follows, nil)
+	for _, j := range others {
+		r.sides.src[j] = to
 	}
 	r.m.Step(at, repl.Promote{Node: to, From: from, Repoint: others, FromGoesOn: goesOn})
-	r.role[to], r.sides.src[to] = asWriter, -1
-	switch {
-	case goesOn:
+	r.sides.src[to] = -1
+	if goesOn {
 		r.sides.deferred[from] = true
-	case from >= 0:
-		r.role[from] = asOut
 	}
 	r.master = to
 }
@@ -321,9 +310,8 @@ func (r *replRun) tellLink(at time.Duration, node int) {
 
 // fail: master node was failed and none promoted.
 func (r *replRun) fail(at time.Duration, node int) {
-	if r.role[node] == asWriter {
+	if r.role.Fail(node) {
 		r.m.Step(at, repl.Fail{Node: node})
-		r.role[node] = asOut
 	}
 	if r.master == node {
 		r.master = -1
@@ -332,23 +320,24 @@ func (r *replRun) fail(at time.Duration, node int) {
 
 // recovered: the engine returned node to service as role.
 func (r *replRun) recovered(at time.Duration, node int, role fence.Role) {
-	if r.role[node] != asOut {
+	if r.role[node] != core.Out {
 		return // a failed replica: it replicated all along
 	}
 	r.tellLink(at, node)
 	of := r.master
 	if r.sides.on {
 		// The master in service of its own side's copy, if the model holds it as one.
-		if of = r.sides.masterOf(node); of >= 0 && of != node && r.role[of] != asWriter {
+		if of = r.sides.masterOf(node); of >= 0 && of != node && r.role[of] != core.Writer {
 			of = -1
 		}
 	}
 	if role == fence.Master {
 		of, r.master = node, node
-		r.role[node], r.sides.src[node] = asWriter, -1
+		r.sides.src[node] = -1
 	} else {
-		r.role[node], r.sides.src[node] = asReplica, of
+		r.sides.src[node] = of
 	}
+	r.role.Recover(node, role)
 	r.m.Step(at, repl.Recover{Node: node, Of: of})
 }
 

@@ -169,14 +169,14 @@ func (r *replRun) mergeCopy(at time.Duration, k int) {
 			break
 		}
 	}
-	if kept >= 0 && r.role[kept] == asOut {
+	if kept >= 0 && r.role[kept] == core.Out {
 		// The adopted copy names it master in service: it takes writes again, on its history.
 		r.tellLink(at, kept)
 		r.mark()
 		r.m.Step(at, repl.Recover{Node: kept, Of: kept})
-		r.role[kept] = asWriter
+		r.role[kept] = core.Writer
 	}
-	if kept >= 0 && r.role[kept] != asWriter {
+	if kept >= 0 && r.role[kept] != core.Writer {
 		kept = -1
 	}
 	var over, repoint []int
@@ -185,9 +185,9 @@ func (r *replRun) mergeCopy(at time.Duration, k int) {
 			continue
 		}
 		switch {
-		case x == asWriter || (x == asOut && s.deferred[i]):
+		case x == core.Writer || (x == core.Out && s.deferred[i]):
 			over = append(over, i)
-		case x == asReplica && kept >= 0 && s.src[i] != kept:
+		case x == core.Replica && kept >= 0 && s.src[i] != kept:
 			repoint = append(repoint, i)
 		}
 	}
@@ -199,7 +199,7 @@ func (r *replRun) mergeCopy(at time.Duration, k int) {
 		r.m.Step(at, repl.Merge{Overwritten: over, Kept: kept, Repoint: repoint})
 	}
 	for _, i := range over {
-		r.role[i], s.deferred[i] = asOut, false
+		r.role[i], s.deferred[i] = core.Out, false
 		if r.master == i {
 			r.master = -1
 		}
@@ -210,13 +210,13 @@ func (r *replRun) mergeCopy(at time.Duration, k int) {
 	// A node the model holds as failed and the merged copy as a replica in service replicates
 	// the kept master: the engine may promote it later.
 	for i, x := range r.role {
-		if x != asOut || e.CopyOf(i) != k {
+		if x != core.Out || e.CopyOf(i) != k {
 			continue
 		}
 		if v := e.Node(i); v.Role == fence.Replica && !v.Failed {
 			r.mark()
 			r.m.Step(at, repl.Recover{Node: i, Of: kept})
-			r.role[i], s.src[i] = asReplica, kept
+			r.role[i], s.src[i] = core.Replica, kept
 		}
 	}
 	if kept >= 0 {
@@ -230,7 +230,7 @@ func (r *replRun) recut(at time.Duration) {
 	s := &r.sides
 	for j, x := range r.role {
 		cut := -1
-		if x == asReplica && s.src[j] >= 0 && !s.reaches(j, s.src[j]) {
+		if x == core.Replica && s.src[j] >= 0 && !s.reaches(j, s.src[j]) {
 			cut = s.src[j]
 		}
 		was := s.cut[j]
@@ -243,7 +243,7 @@ func (r *replRun) recut(at time.Duration) {
 		if !r.workload {
 			continue // no write, no position: nothing to tell
 		}
-		if was >= 0 && x == asReplica && s.src[j] == was {
+		if was >= 0 && x == core.Replica && s.src[j] == was {
 			// Cut from the same master before: the partition healed between them. (A replica
 			// repointed to a master it reaches streams from it at once: the promotion says so.)
 			r.tell(repl.StreamCut{At: at, Node: j, Source: was})
@@ -258,7 +258,7 @@ func (r *replRun) recut(at time.Duration) {
 func (r *replRun) retarget(at time.Duration) {
 	s := &r.sides
 	w := s.writableSet()
-	ok := func(i int) bool { return r.role[i] == asWriter && w.Has(i) && s.reaches(i, s.near) }
+	ok := func(i int) bool { return r.role[i] == core.Writer && w.Has(i) && s.reaches(i, s.near) }
 	cur := r.m.App()
 	target := core.Sticky(cur, len(r.role), ok)
 	if s.k != nil {
