@@ -25,7 +25,7 @@ func (o *finalTap) Event(ev fence.Event) {
 	}
 }
 
-func (o *finalTap) Instant(time.Duration, *fence.Engine) {}
+func (o *finalTap) Instant(time.Duration, fence.View) {}
 
 // TestPartitionWorkload: on partition traces with a workload the client's properties judge the
 // partition's rules (docs/engine.md, "The client's view during a partition"): some traces lose

@@ -51,8 +51,8 @@ func New(e *fence.Engine, g *cluster.Config) *Core {
 // Len is the number of nodes.
 func (k *Core) Len() int { return k.e.Len() }
 
-// Engine is the engine, to read between instants: do not call into it.
-func (k *Core) Engine() *fence.Engine { return k.e }
+// View is a read-only view of the engine, to read between instants.
+func (k *Core) View() fence.View { return k.e.View() }
 
 // Cluster is the managers as a group, to read between instants (do not step it); nil until the
 // first action that concerns the group made it, and always without a group.

@@ -42,7 +42,7 @@ func (l *log) Event(ev fence.Event) {
 	l.lines = append(l.lines, fmt.Sprintf("%v %s %s %s", ev.When(), kind, name, cond))
 }
 
-func (l *log) Instant(at time.Duration, _ *fence.Engine) {
+func (l *log) Instant(at time.Duration, _ fence.View) {
 	l.lines = append(l.lines, fmt.Sprintf("%v instant", at))
 }
 

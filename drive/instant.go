@@ -129,7 +129,7 @@ func (d *Driver) flush() bool {
 }
 
 func (d *Driver) observe(t time.Duration) {
-	e := d.m.Engine()
+	e := d.m.View()
 	for _, o := range d.inst {
 		o.Instant(t, e)
 	}

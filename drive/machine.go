@@ -48,7 +48,7 @@ type Machine interface {
 	Ready() []fence.Event
 	// Advance says the batch Ready returned was consumed.
 	Advance()
-	// Engine is the engine to show the observers at an instant's end (InstantObserver): read
-	// it, do not call into it.
-	Engine() *fence.Engine
+	// View is the read-only view of the engine the observers are shown at an instant's end
+	// (InstantObserver).
+	View() fence.View
 }

@@ -27,9 +27,9 @@ type Observer interface {
 // InstantObserver is an Observer that is also told when each instant ends.
 type InstantObserver interface {
 	Observer
-	// Instant is called once every event of instant at has been decided. e is the engine: read
-	// it, do not call into it.
-	Instant(at time.Duration, e *fence.Engine)
+	// Instant is called once every event of instant at has been decided, with a read-only view
+	// of the engine as it stands.
+	Instant(at time.Duration, e fence.View)
 }
 
 // Instants returns the observers of obs that are InstantObservers, in order: what an observer

@@ -30,7 +30,7 @@ func newAt(x timeline.Expect, name string) *at {
 func (x *at) Event(fence.Event) {}
 
 // Instant implements drive.InstantObserver.
-func (x *at) Instant(t time.Duration, e *fence.Engine) {
+func (x *at) Instant(t time.Duration, e fence.View) {
 	if t != x.at {
 		return
 	}

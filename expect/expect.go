@@ -98,7 +98,7 @@ func (s *Set) Event(ev fence.Event) {
 }
 
 // Instant implements drive.InstantObserver.
-func (s *Set) Instant(at time.Duration, e *fence.Engine) {
+func (s *Set) Instant(at time.Duration, e fence.View) {
 	for _, x := range s.xs {
 		if x, ok := x.(drive.InstantObserver); ok {
 			x.Instant(at, e)

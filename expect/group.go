@@ -171,7 +171,7 @@ func (x *primary) Event(ev fence.Event) {
 }
 
 // Instant implements drive.InstantObserver.
-func (x *primary) Instant(at time.Duration, _ *fence.Engine) {
+func (x *primary) Instant(at time.Duration, _ fence.View) {
 	if at == x.at && !x.checked {
 		x.checked = true
 		x.got = slices.Clone(x.now)

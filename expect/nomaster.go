@@ -23,7 +23,7 @@ type noMaster struct {
 func (x *noMaster) Event(fence.Event) {}
 
 // Instant implements drive.InstantObserver.
-func (x *noMaster) Instant(at time.Duration, e *fence.Engine) {
+func (x *noMaster) Instant(at time.Duration, e fence.View) {
 	if x.hit || !x.win.Holds(at) {
 		return
 	}

@@ -35,7 +35,7 @@ type copyView struct {
 }
 
 // groupInstant keeps each side's copy of the cluster state as it stands after the instant.
-func (r *Recorder) groupInstant(at time.Duration, e *fence.Engine) {
+func (r *Recorder) groupInstant(at time.Duration, e fence.View) {
 	g := &r.group
 	if !g.on {
 		return // no partition, host event or witness yet: one copy, nothing to draw

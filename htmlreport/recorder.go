@@ -215,7 +215,7 @@ func (r *Recorder) endAlarm(node int, c statemap.Condition, at time.Duration, co
 
 // Instant implements drive.Observer: it reads each node's service and manager, the master, the
 // coordinator and the policy as they stand once the instant is decided.
-func (r *Recorder) Instant(at time.Duration, e *fence.Engine) {
+func (r *Recorder) Instant(at time.Duration, e fence.View) {
 	r.last, r.seen = at, true
 	for i := range r.nodes {
 		n := &r.nodes[i]

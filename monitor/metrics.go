@@ -124,7 +124,7 @@ func (m *Metrics) Event(ev fence.Event) {
 }
 
 // Instant implements drive.Observer: it copies roles and alarms from the engine.
-func (m *Metrics) Instant(_ time.Duration, e *fence.Engine) {
+func (m *Metrics) Instant(_ time.Duration, e fence.View) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.master = e.Master()

@@ -156,7 +156,7 @@ type atInstant struct {
 }
 
 func (a *atInstant) Event(fence.Event) {}
-func (a *atInstant) Instant(at time.Duration, _ *fence.Engine) {
+func (a *atInstant) Instant(at time.Duration, _ fence.View) {
 	if !a.done && at >= a.at {
 		a.done = true
 		a.fn()

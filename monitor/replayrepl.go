@@ -356,7 +356,7 @@ type lockedObservers struct {
 	obs []drive.Observer
 }
 
-func (l *lockedObservers) Instant(at time.Duration, e *fence.Engine) {
+func (l *lockedObservers) Instant(at time.Duration, e fence.View) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, o := range l.obs {

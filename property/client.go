@@ -41,7 +41,7 @@ func (p *maxOutage) Event(ev fence.Event) bool {
 }
 
 // Look implements Property.
-func (p *maxOutage) Look(time.Duration, *fence.Engine) bool { return false }
+func (p *maxOutage) Look(time.Duration, fence.View) bool { return false }
 
 // noAckedWriteLost is NoAckedWriteLost.
 type noAckedWriteLost struct {
@@ -67,7 +67,7 @@ func (p *noAckedWriteLost) Event(ev fence.Event) bool {
 }
 
 // Look implements Property.
-func (p *noAckedWriteLost) Look(time.Duration, *fence.Engine) bool { return false }
+func (p *noAckedWriteLost) Look(time.Duration, fence.View) bool { return false }
 
 // clientSpec checks the arguments of a client property.
 func clientSpec(name string, args []string) (Spec, error) {

@@ -107,7 +107,7 @@ func (p *detectsDeath) promise(took time.Duration, threshold int) time.Duration 
 // Look implements Property: a watched fault on a node that is not the master in service, whose
 // manager is down, or with no coordinator, is dropped; one past its deadline is a violation. It
 // looks again while a fault is watched.
-func (p *detectsDeath) Look(at time.Duration, e *fence.Engine) bool {
+func (p *detectsDeath) Look(at time.Duration, e fence.View) bool {
 	if len(p.watch) == 0 {
 		return false
 	}

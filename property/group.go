@@ -46,7 +46,7 @@ func (p *noSplitBrain) Event(ev fence.Event) bool {
 }
 
 // Look implements Property: while a window is open, it counts up to now.
-func (p *noSplitBrain) Look(at time.Duration, _ *fence.Engine) bool {
+func (p *noSplitBrain) Look(at time.Duration, _ fence.View) bool {
 	if p.open {
 		p.check(at, p.nodes, p.from)
 	}
@@ -116,7 +116,7 @@ func (p *noFenceWithoutQuorum) judgeFence(at time.Duration, coord int, what stri
 }
 
 // Look implements Property.
-func (p *noFenceWithoutQuorum) Look(time.Duration, *fence.Engine) bool { return false }
+func (p *noFenceWithoutQuorum) Look(time.Duration, fence.View) bool { return false }
 
 // minorityShuns judges minority-shuns-within [DUR]: a node that is writable while its manager
 // runs in no primary view stops being writable (its failsafe shuns it, or a merge adopts a
@@ -185,7 +185,7 @@ func (p *minorityShuns) Event(ev fence.Event) bool {
 }
 
 // Look implements Property: it looks again while a node in no primary view is writable.
-func (p *minorityShuns) Look(at time.Duration, e *fence.Engine) bool {
+func (p *minorityShuns) Look(at time.Duration, e fence.View) bool {
 	again := false
 	for i := range p.nodes {
 		if p.since[i] < 0 {
@@ -249,7 +249,7 @@ func (p *majorityKeepsWriter) Event(ev fence.Event) bool {
 }
 
 // Look implements Property: it looks again while a primary view waits for a writer.
-func (p *majorityKeepsWriter) Look(at time.Duration, e *fence.Engine) bool {
+func (p *majorityKeepsWriter) Look(at time.Duration, e fence.View) bool {
 	if e.Policy() != fence.Automatic {
 		for k := range p.since {
 			p.since[k] = -1

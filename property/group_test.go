@@ -43,11 +43,11 @@ func TestNoSplitBrainNamesEveryWriter(t *testing.T) {
 		}
 		for _, ev := range c.evs {
 			if p.Event(ev) {
-				p.Look(ev.When(), nil)
+				p.Look(ev.When(), fence.View{})
 			}
 		}
 		if c.look > 0 {
-			p.Look(c.look, nil)
+			p.Look(c.look, fence.View{})
 		}
 		if held, why := p.Verdict(); held || why != c.want {
 			t.Errorf("%s: held %v, %q; want %q", c.name, held, why, c.want)

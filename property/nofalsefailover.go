@@ -48,7 +48,7 @@ func (p *noFalseFailover) Event(ev fence.Event) bool {
 }
 
 // Look implements Property: there is nothing to look at.
-func (p *noFalseFailover) Look(time.Duration, *fence.Engine) bool { return false }
+func (p *noFalseFailover) Look(time.Duration, fence.View) bool { return false }
 
 // fenced judges master i fenced at time at by condition c, in a decision of kind.
 func (p *noFalseFailover) fenced(at time.Duration, kind fence.Kind, i int, c statemap.Condition) {

@@ -42,7 +42,7 @@ func (p *noFenceInMaintenance) Event(ev fence.Event) bool {
 }
 
 // Look implements Property.
-func (p *noFenceInMaintenance) Look(at time.Duration, e *fence.Engine) bool {
+func (p *noFenceInMaintenance) Look(at time.Duration, e fence.View) bool {
 	if e.Policy() != fence.Maintenance {
 		return false
 	}

@@ -96,7 +96,7 @@ func upCount(up []bool) string {
 }
 
 // Look implements Property.
-func (p *onlyCoordinator) Look(at time.Duration, e *fence.Engine) bool {
+func (p *onlyCoordinator) Look(at time.Duration, e fence.View) bool {
 	up := p.up[:0:0]
 	for i := range e.Len() {
 		up = append(up, e.Node(i).ManagerUp)

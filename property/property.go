@@ -70,7 +70,7 @@ type Property interface {
 	// Look judges the engine e at the end of instant at: at the first instant of the run, and
 	// at each after an Event or the last Look asked for it. It returns true to look again at the
 	// end of the next instant, whatever that instant's events. e is to be read, not called into.
-	Look(at time.Duration, e *fence.Engine) (again bool)
+	Look(at time.Duration, e fence.View) (again bool)
 	// Verdict says whether the property held so far, and if not, its first violation: the clock
 	// time it was found at, then what went wrong ("00:02:20: master db1 was fenced ...").
 	Verdict() (held bool, why string)

@@ -21,7 +21,7 @@ func (p *selfHeal) Event(ev fence.Event) bool {
 }
 
 // Look implements Property: it looks again while the engine holds an alarm.
-func (p *selfHeal) Look(at time.Duration, e *fence.Engine) bool {
+func (p *selfHeal) Look(at time.Duration, e fence.View) bool {
 	held := false
 	for i := range e.Len() {
 		if e.AlarmCount(i) == 0 {

@@ -44,7 +44,7 @@ func (s *Set) Event(ev fence.Event) {
 }
 
 // Instant implements drive.InstantObserver.
-func (s *Set) Instant(at time.Duration, e *fence.Engine) {
+func (s *Set) Instant(at time.Duration, e fence.View) {
 	for i, p := range s.props {
 		if s.look[i] {
 			s.look[i] = p.Look(at, e)

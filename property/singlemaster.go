@@ -23,7 +23,7 @@ func (p *singleMaster) Event(ev fence.Event) bool {
 }
 
 // Look implements Property.
-func (p *singleMaster) Look(at time.Duration, e *fence.Engine) bool {
+func (p *singleMaster) Look(at time.Duration, e fence.View) bool {
 	n := 0
 	for i := range e.Len() {
 		if v := e.Node(i); v.Role == fence.Master && !v.Failed {

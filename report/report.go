@@ -90,7 +90,7 @@ func New(tl *timeline.Timeline, m *statemap.Map) *Report {
 
 // Instant implements drive.Observer: at ticks and at the end it reads the counts of the alarms
 // still active, so that those the run ends on are reported with the count they reached.
-func (r *Report) Instant(at time.Duration, e *fence.Engine) {
+func (r *Report) Instant(at time.Duration, e fence.View) {
 	if r.active == 0 || (at != r.tl.End && at%statemap.TickInterval != 0) {
 		return
 	}

@@ -230,7 +230,7 @@ func (r *replRun) Event(ev fence.Event) {
 }
 
 // Instant implements drive.InstantObserver.
-func (r *replRun) Instant(at time.Duration, e *fence.Engine) {
+func (r *replRun) Instant(at time.Duration, e fence.View) {
 	if r.sides.dirty {
 		r.endSides(at)
 	}

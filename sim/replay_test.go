@@ -66,7 +66,7 @@ type contract struct {
 }
 
 func (c *contract) Event(ev fence.Event) { c.events = append(c.events, ev.When()) }
-func (c *contract) Instant(at time.Duration, e *fence.Engine) {
+func (c *contract) Instant(at time.Duration, e fence.View) {
 	c.instants[at] = true
 }
 

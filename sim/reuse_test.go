@@ -80,4 +80,4 @@ type recorder struct{ w *bytes.Buffer }
 
 func (r recorder) Event(ev fence.Event) { fmt.Fprintf(r.w, "%T %+v\n", ev, ev) }
 
-func (r recorder) Instant(time.Duration, *fence.Engine) {}
+func (r recorder) Instant(time.Duration, fence.View) {}

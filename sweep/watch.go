@@ -127,7 +127,7 @@ func (w *watch) fenced(at time.Duration, node int) {
 
 // Instant implements drive.Observer: with group set, it counts the time since the last instant
 // if a primary view lacked a writer then, and looks again.
-func (w *watch) Instant(at time.Duration, e *fence.Engine) {
+func (w *watch) Instant(at time.Duration, e fence.View) {
 	if !w.group {
 		return
 	}

@@ -115,7 +115,7 @@ func (f *firsts) Event(ev fence.Event) {
 	}
 }
 
-func (f *firsts) Instant(time.Duration, *fence.Engine) {}
+func (f *firsts) Instant(time.Duration, fence.View) {}
 
 var _ drive.Observer = (*firsts)(nil)
 
