@@ -206,6 +206,9 @@ func (k *Core) Ready() []fence.Event {
 
 // Advance says the batch Ready handed out was consumed: its events may be reused.
 func (k *Core) Advance() {
+	if len(k.out) == 0 {
+		return // every decision taken is in the batch: none was
+	}
 	if k.c != nil {
 		k.c.Release()
 	} else {

@@ -69,6 +69,7 @@ type Work struct {
 // New. It is not safe for concurrent use: one goroutine drives it.
 type Driver struct {
 	m       Machine
+	view    fence.View // m's, the same all run
 	nodes   []prober
 	foresee bool // cfg.Foresee != nil
 	cfg     Config
@@ -107,7 +108,7 @@ func New(m Machine, cfg Config, obs ...Observer) *Driver {
 	if cfg.Interval <= 0 {
 		panic(fmt.Sprintf("drive: probe interval %v", cfg.Interval))
 	}
-	d := &Driver{m: m, cfg: cfg, obs: obs, inst: Instants(obs), nodes: make([]prober, m.Len()), foresee: cfg.Foresee != nil}
+	d := &Driver{m: m, cfg: cfg, obs: obs, inst: Instants(obs), view: m.View(), nodes: make([]prober, m.Len()), foresee: cfg.Foresee != nil}
 	for i := range d.nodes {
 		d.nodes[i].set(idle, 0)
 	}

@@ -119,18 +119,20 @@ func (d *Driver) tickAt(t time.Duration) {
 // flush tells the observers of the machine's events; it reports whether there were any.
 func (d *Driver) flush() bool {
 	evs := d.m.Ready()
+	if len(evs) == 0 {
+		return false // an empty batch needs no Advance
+	}
 	for _, ev := range evs {
 		for _, o := range d.obs {
 			o.Event(ev)
 		}
 	}
 	d.m.Advance()
-	return len(evs) > 0
+	return true
 }
 
 func (d *Driver) observe(t time.Duration) {
-	e := d.m.View()
 	for _, o := range d.inst {
-		o.Instant(t, e)
+		o.Instant(t, d.view)
 	}
 }

@@ -46,9 +46,9 @@ type Machine interface {
 	// Ready returns what was decided since the last Advance, in the order decided; the
 	// events stay valid until Advance.
 	Ready() []fence.Event
-	// Advance says the batch Ready returned was consumed.
+	// Advance says the batch Ready returned was consumed; an empty batch needs none.
 	Advance()
 	// View is the read-only view of the engine the observers are shown at an instant's end
-	// (InstantObserver).
+	// (InstantObserver): asked once, at New, and the same all run.
 	View() fence.View
 }

@@ -181,6 +181,9 @@ func (e *Engine) Take() []Decision {
 // Release ends the batch: the decisions taken since the last Release (or Ready) are reused by
 // the next call into the engine other than a view.
 func (e *Engine) Release() {
+	if len(e.out) == 0 {
+		return // nothing decided: nothing stored to reuse
+	}
 	e.out = e.out[:0]
 	e.taken = 0
 	e.dec.reset()
