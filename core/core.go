@@ -198,8 +198,11 @@ func (k *Core) Steady(i int, c statemap.Condition) (bool, time.Duration) { retur
 // engine's decisions as they came, then those the engine decided outside the group, then what
 // those opened (a split-brain window). The events stay valid until Advance.
 func (k *Core) Ready() []fence.Event {
-	if k.take() && k.c != nil {
-		k.c.Engined(k.now)
+	if k.e.Untaken() {
+		k.take()
+		if k.c != nil {
+			k.c.Engined(k.now)
+		}
 	}
 	return k.out
 }
@@ -217,14 +220,11 @@ func (k *Core) Advance() {
 	k.out, k.stood, k.ints = k.out[:0], k.stood[:0], k.ints[:0]
 }
 
-// take adds the engine's decisions not yet handed to the batch; it reports whether there were
-// any.
-func (k *Core) take() bool {
-	ds := k.e.Take()
-	for _, d := range ds {
+// take adds the engine's decisions not yet handed to the batch.
+func (k *Core) take() {
+	for _, d := range k.e.Take() {
 		k.tell(d)
 	}
-	return len(ds) > 0
 }
 
 // tell adds one event to the batch, with how the managers stood at it when it is a decision

@@ -70,6 +70,7 @@ type Work struct {
 type Driver struct {
 	m       Machine
 	view    fence.View // m's, the same all run
+	quiet   bool       // m.Quiet(), asked after each Apply and Tick, the only calls that change it
 	nodes   []prober
 	foresee bool // cfg.Foresee != nil
 	cfg     Config
@@ -108,7 +109,7 @@ func New(m Machine, cfg Config, obs ...Observer) *Driver {
 	if cfg.Interval <= 0 {
 		panic(fmt.Sprintf("drive: probe interval %v", cfg.Interval))
 	}
-	d := &Driver{m: m, cfg: cfg, obs: obs, inst: Instants(obs), view: m.View(), nodes: make([]prober, m.Len()), foresee: cfg.Foresee != nil}
+	d := &Driver{m: m, cfg: cfg, obs: obs, inst: Instants(obs), view: m.View(), quiet: m.Quiet(), nodes: make([]prober, m.Len()), foresee: cfg.Foresee != nil}
 	for i := range d.nodes {
 		d.nodes[i].set(idle, 0)
 	}

@@ -40,7 +40,7 @@ func (d *Driver) nextTick() time.Duration {
 	if n, ok := d.m.TicksToExpiry(); ok {
 		t = fence.NthTick(d.ticked, n)
 	}
-	if !d.m.Quiet() {
+	if !d.quiet {
 		// The group ticks at every tick from the last instant on while it is not quiet.
 		t = min(t, fence.NextTick(max(d.last, d.ticked)))
 	}
@@ -75,11 +75,13 @@ func (d *Driver) apply(t time.Duration, a *act.Action) {
 		d.noteFault(t, a.Node, a.Fault)
 	case act.ManagerDown, act.ManagerUp, act.HostDown, act.HostUp, act.Partition:
 		d.m.Apply(t, a)
+		d.quiet = d.m.Quiet()
 		for i := range d.nodes {
 			d.follow(t, i, d.m.Running(i))
 		}
 	case act.SetPolicy, act.Recover:
 		d.m.Apply(t, a)
+		d.quiet = d.m.Quiet()
 	case act.Replicate:
 		d.repls = append(d.repls, *a)
 	case act.End:
@@ -113,6 +115,7 @@ func (d *Driver) catchUp(t time.Duration) {
 // tickAt makes the tick at t, a tick instant, with the ticks skipped since the last one made.
 func (d *Driver) tickAt(t time.Duration) {
 	d.m.Tick(t, int64((t-d.ticked)/statemap.TickInterval))
+	d.quiet = d.m.Quiet()
 	d.ticked = t
 }
 

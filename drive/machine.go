@@ -38,7 +38,8 @@ type Machine interface {
 	// decide something of itself; ok false for none.
 	TicksToExpiry() (n int64, ok bool)
 	// Quiet reports whether a tick can decide nothing beyond what TicksToExpiry says: while
-	// not, the driver makes every tick from the last instant on.
+	// not, the driver makes every tick from the last instant on. Only Apply and Tick change
+	// it: the driver asks after each of them.
 	Quiet() bool
 	// Steady reports whether a probe of node i ending in c would change nothing, and until
 	// when at the most: the driver may skip such probes when it foresees their outcomes.

@@ -141,7 +141,7 @@ func (d *Driver) skip(t time.Duration, i int, p *prober) bool {
 	if d.acted != Never {
 		limit = d.acted - 1 // a probe finishing at the action's instant counts after it
 	}
-	if !d.m.Quiet() {
+	if !d.quiet {
 		// The group's next tick may change the node's copy of the cluster's state (a merge, a
 		// host failure, a shun); a probe finishing at that tick's instant counts before it.
 		// Probes start before the tick of their instant: at a tick instant, that tick is next.

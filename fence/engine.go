@@ -178,6 +178,9 @@ func (e *Engine) Take() []Decision {
 	return out
 }
 
+// Untaken reports whether there are decisions Take has not handed out yet.
+func (e *Engine) Untaken() bool { return len(e.out) > e.taken }
+
 // Release ends the batch: the decisions taken since the last Release (or Ready) are reused by
 // the next call into the engine other than a view.
 func (e *Engine) Release() {
