@@ -222,7 +222,14 @@ func (k *Core) Advance() {
 
 // take adds the engine's decisions not yet handed to the batch.
 func (k *Core) take() {
-	for _, d := range k.e.Take() {
+	ds := k.e.Take()
+	if k.c == nil {
+		for _, d := range ds {
+			k.out = append(k.out, d) // no group: nothing stood apart from the engine's state
+		}
+		return
+	}
+	for _, d := range ds {
 		k.tell(d)
 	}
 }
