@@ -3,6 +3,7 @@ package cluster
 import (
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/group"
 )
 
@@ -109,3 +110,17 @@ func (e *HostChanged) When() time.Duration { return e.At }
 
 // When implements fence.Event.
 func (e *Partitioned) When() time.Duration { return e.At }
+
+// Echoed implements act.Echo: the host action the script carried out.
+func (e *HostChanged) Echoed() act.Action {
+	a := act.Action{At: e.At, Kind: act.HostUp, Node: e.Member}
+	if e.Down {
+		a.Kind = act.HostDown
+	}
+	return a
+}
+
+// Echoed implements act.Echo: the partition the script carried out.
+func (e *Partitioned) Echoed() act.Action {
+	return act.Action{At: e.At, Kind: act.Partition, Node: -1, Segments: e.Segments}
+}
