@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/core"
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
@@ -162,7 +163,14 @@ func LiveReplication(ctx context.Context, cfg LiveReplicationConfig) (LiveReplic
 	rc.Nodes, rc.Speed = cfg.Nodes, 1
 	rc.Candidate = LiveCandidate(cfg.Admins, cfg.Precedence)
 	rc.Observers = append([]drive.Observer{rec, p}, rc.Observers...)
-	rt, err := New(rc, cfg.Script)
+	// The replication actions are the one driver's, on the runtime's clock: it hands each out
+	// at its instant, and a goroutine makes them real in order (SQL on a replica can block; the
+	// probes must not wait for it).
+	acts := make(chan act.Action, len(cfg.Replication))
+	sc := cfg.Script
+	sc.Actions = withReplication(sc.Actions, cfg.Replication)
+	sc.Replicate = func(a act.Action) { acts <- a } // room for every one: it never blocks
+	rt, err := New(rc, sc)
 	if err != nil {
 		return res, err
 	}
@@ -178,9 +186,10 @@ func LiveReplication(ctx context.Context, cfg LiveReplicationConfig) (LiveReplic
 	}()
 	go func() {
 		defer wg.Done()
-		res.Errors = replicationActs(wctx, cfg, t0)
+		res.Errors = replicationActs(wctx, cfg, acts)
 	}()
 	rerr := rt.Run(ctx)
+	close(acts)
 	wg.Wait()
 	p.wg.Wait()
 	if err := errors.Join(rerr, werr); err != nil {
@@ -231,14 +240,39 @@ func names(ns []Node) []string {
 	return out
 }
 
-// act makes each replication action real at its time; it returns what failed.
-func replicationActs(ctx context.Context, cfg LiveReplicationConfig, t0 time.Time) []error {
+// withReplication returns the script's actions with the replication actions among them, as
+// act.Replicate actions, in time order (the script's own first among equal times).
+func withReplication(script []act.Action, rs []ReplicationAction) []act.Action {
+	if len(rs) == 0 {
+		return script
+	}
+	out := make([]act.Action, 0, len(script)+len(rs))
+	i := 0
+	for _, r := range rs {
+		for i < len(script) && script[i].At <= r.At {
+			out = append(out, script[i])
+			i++
+		}
+		out = append(out, act.Action{At: r.At, Kind: act.Replicate, Node: r.Node, Repl: r.Input})
+	}
+	return append(out, script[i:]...)
+}
+
+// replicationActs makes each replication action real as the driver hands it out (acts, closed
+// when the run is over), in order; it returns what failed. The driver hands them out in the
+// order of cfg.Replication.
+func replicationActs(ctx context.Context, cfg LiveReplicationConfig, acts <-chan act.Action) []error {
 	var errs []error
-	for _, a := range cfg.Replication {
-		select {
-		case <-time.After(time.Until(t0.Add(a.At))):
-		case <-ctx.Done():
-			return errs
+	next := 0
+	for got := range acts {
+		if ctx.Err() != nil || next >= len(cfg.Replication) {
+			continue // drain: the run is over
+		}
+		a := cfg.Replication[next]
+		next++
+		if got.At != a.At || got.Node != a.Node {
+			errs = append(errs, fmt.Errorf("replication action at %v on node %d handed out for %v on node %d", got.At, got.Node, a.At, a.Node))
+			continue
 		}
 		var err error
 		switch a.Kind {

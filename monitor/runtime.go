@@ -85,6 +85,11 @@ type Script struct {
 	// Inject, when not nil, makes a fault action real before the probes of its instant start: a
 	// live replay sets the node's proxy. Without it a fault action is only noted.
 	Inject func(node int, f fault.Fault)
+	// Replicate, when not nil, makes a replication action of Actions (act.Replicate) real at its
+	// instant, after the instant's faults and before its probes start: a live replay's replica
+	// or link change. It must not block: hand the work to a goroutine of its own. Without it a
+	// replication action is only noted.
+	Replicate func(a act.Action)
 	// Checkpoints are further instants the observers must be told of (expectations "at T"),
 	// sorted.
 	Checkpoints []time.Duration
@@ -99,6 +104,7 @@ type Script struct {
 type Runtime struct {
 	cfg     Config
 	inject  func(node int, f fault.Fault)
+	repl    func(a act.Action) // Script.Replicate
 	clk     clock.Clock
 	log     zerolog.Logger
 	speed   float64
@@ -148,7 +154,7 @@ func New(cfg Config, sc Script) (*Runtime, error) {
 			return nil, err
 		}
 	}
-	r := &Runtime{cfg: cfg, inject: sc.Inject, clk: cfg.Clock, log: cfg.Log, speed: cfg.Speed, sm: loaded,
+	r := &Runtime{cfg: cfg, inject: sc.Inject, repl: sc.Replicate, clk: cfg.Clock, log: cfg.Log, speed: cfg.Speed, sm: loaded,
 		awaited: make([]bool, len(cfg.Nodes)), got: make([]Result, len(cfg.Nodes)),
 		results: make(chan probeDone, len(cfg.Nodes)), cmds: make(chan func())}
 	if cfg.Statemap != "" {
@@ -293,6 +299,11 @@ func (r *Runtime) step(ctx context.Context) bool {
 		for _, f := range w.Faults {
 			if r.inject != nil {
 				r.inject(f.Node, f.Fault)
+			}
+		}
+		for _, a := range w.Repls {
+			if r.repl != nil {
+				r.repl(a)
 			}
 		}
 		r.open, r.openAt = true, t
