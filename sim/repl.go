@@ -284,14 +284,8 @@ func (r *replRun) promote(at time.Duration, from, to int) {
 		follows = func(j int) bool { return r.sides.copyOf(j) == r.sides.copyOf(to) }
 	}
 	from, others := r.role.Promote(from, to, goesOn, follows, nil)
-	for _, j := range others {
-		r.sides.src[j] = to
-	}
+	r.sides.Promoted(from, to, goesOn, others)
 	r.m.Step(at, repl.Promote{Node: to, From: from, Repoint: others, FromGoesOn: goesOn})
-	r.sides.src[to] = -1
-	if goesOn {
-		r.sides.deferred[from] = true
-	}
 	r.master = to
 }
 
@@ -333,9 +327,9 @@ func (r *replRun) recovered(at time.Duration, node int, role fence.Role) {
 	}
 	if role == fence.Master {
 		of, r.master = node, node
-		r.sides.src[node] = -1
+		r.sides.Recovered(node, -1)
 	} else {
-		r.sides.src[node] = of
+		r.sides.Recovered(node, of)
 	}
 	r.role.Recover(node, role)
 	r.m.Step(at, repl.Recover{Node: node, Of: of})

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"time"
 
 	"github.com/failsim/failsim/act"
@@ -33,20 +34,20 @@ import (
 // it) promotes with repl.Promote.FromGoesOn: the old master goes on taking its side's writes,
 // and what is lost is decided at the merge.
 type sides struct {
-	on       bool             // a partition has been seen: the rules above apply
-	dirty    bool             // an event of this instant may have moved the writes (movesWrites)
-	k        *core.Core       // the core, for its cluster (segments, writable nodes)
-	e        *fence.Engine    // the engine, for its copies
-	near     int              // the node the application sits beside
-	src      []int            // per node: the writer whose history it replicates, while a replica; -1 for none
-	frozen   []bool           // per node: its link frozen by the timeline (link freeze)
-	cut      []int            // per node: the writer its stream from was cut by a partition; -1 for none
-	deferred []bool           // per node: a master failed over while it went on on its side: the merge decides its loss
-	merged   []int            // the copies merged at this instant, to tell the model at its end
-	told     int              // the application's target last told (repl.AppTarget)
-	c        *cluster.Cluster // the cluster, once made
-	stood    core.Standing    // how the managers stood at the decision being told (core.Core.StandingAt)
-	stands   bool             // stood holds: a decision about a node's service is being told, the group made
+	on         bool             // a partition has been seen: the rules above apply
+	dirty      bool             // an event of this instant may have moved the writes (movesWrites)
+	k          *core.Core       // the core, for its cluster (segments, writable nodes)
+	e          *fence.Engine    // the engine, for its copies
+	near       int              // the node the application sits beside
+	core.Sides                  // whose history each replica follows, the streams cut, the masters deferred to the merge
+	frozen     []bool           // per node: its link frozen by the timeline (link freeze)
+	merged     []int            // the copies merged at this instant, to tell the model at its end
+	plan       core.MergePlan   // the last merge's, for its space
+	cuts       []core.CutChange // the last recut's, for its space
+	told       int              // the application's target last told (repl.AppTarget)
+	c          *cluster.Cluster // the cluster, once made
+	stood      core.Standing    // how the managers stood at the decision being told (core.Core.StandingAt)
+	stands     bool             // stood holds: a decision about a node's service is being told, the group made
 }
 
 // decided notes how the managers stood at ev, while it is told: what the model is told of a
@@ -80,13 +81,8 @@ func (s *sides) masterOf(i int) int {
 // newSides returns the sides of a run of n nodes whose master is master at the start; old is a
 // run's sides done with, whose space it reuses (check replays trace after trace).
 func newSides(n, master, near int, old *sides) sides {
-	s := sides{near: near, told: master, src: zeroed(old.src, n), frozen: zeroed(old.frozen, n), cut: zeroed(old.cut, n),
-		deferred: zeroed(old.deferred, n), merged: old.merged[:0]}
-	for j := range s.src {
-		s.src[j], s.cut[j] = master, -1
-	}
-	s.src[master] = -1
-	return s
+	return sides{Sides: core.NewSides(n, master, old.Sides), near: near, told: master, frozen: zeroed(old.frozen, n),
+		merged: old.merged[:0], plan: old.plan, cuts: old.cuts[:0]}
 }
 
 // cluster returns the driver's cluster; nil before the group is made.
@@ -113,7 +109,7 @@ func (s *sides) writableSet() group.Set {
 		return c.WritableNow()
 	}
 	var w group.Set
-	for i := range s.src {
+	for i := range s.Src {
 		if s.e.Writable(i) {
 			w = w.With(i)
 		}
@@ -129,7 +125,7 @@ func (r *replRun) goesOn(from int) bool {
 
 // stream is what the model is told of node j's stream: frozen by the timeline or cut.
 func (r *replRun) stream(j int) repl.SetStream {
-	return repl.SetStream{Node: j, Frozen: r.sides.frozen[j] || r.sides.cut[j] >= 0}
+	return repl.SetStream{Node: j, Frozen: r.sides.frozen[j] || r.sides.Cut[j] >= 0}
 }
 
 // movesWrites reports whether event ev may change where the writes go or which streams a
@@ -159,97 +155,52 @@ func (r *replRun) endSides(at time.Duration) {
 	r.retarget(at)
 }
 
-// mergeCopy tells the model that the sides now holding copy k of the cluster's state merged.
+// mergeCopy tells the model that the sides now holding copy k of the cluster's state merged, as
+// the core decides (core.Merge).
 func (r *replRun) mergeCopy(at time.Duration, k int) {
-	s, e := &r.sides, r.sides.e
-	kept := -1
-	for i := range r.role {
-		if e.CopyOf(i) == k {
-			kept = e.MasterOf(i)
-			break
-		}
-	}
-	if kept >= 0 && r.role[kept] == core.Out {
-		// The adopted copy names it master in service: it takes writes again, on its history.
-		r.tellLink(at, kept)
+	s := &r.sides
+	p := core.Merge(r.role, &s.Sides, s.e.View(), k, s.plan)
+	s.plan = p
+	if p.Revived {
+		r.tellLink(at, p.Kept)
 		r.mark()
-		r.m.Step(at, repl.Recover{Node: kept, Of: kept})
-		r.role[kept] = core.Writer
+		r.m.Step(at, repl.Recover{Node: p.Kept, Of: p.Kept})
 	}
-	if kept >= 0 && r.role[kept] != core.Writer {
-		kept = -1
-	}
-	var over, repoint []int
-	for i, x := range r.role {
-		if e.CopyOf(i) != k || i == kept {
-			continue
-		}
-		switch {
-		case x == core.Writer || (x == core.Out && s.deferred[i]):
-			over = append(over, i)
-		case x == core.Replica && kept >= 0 && s.src[i] != kept:
-			repoint = append(repoint, i)
-		}
-	}
-	if kept >= 0 {
-		s.deferred[kept] = false
-	}
-	if len(over) > 0 || len(repoint) > 0 {
+	if len(p.Overwritten) > 0 || len(p.Repoint) > 0 {
 		r.mark()
-		r.m.Step(at, repl.Merge{Overwritten: over, Kept: kept, Repoint: repoint})
+		r.m.Step(at, repl.Merge{Overwritten: p.Overwritten, Kept: p.Kept, Repoint: p.Repoint})
 	}
-	for _, i := range over {
-		r.role[i], s.deferred[i] = core.Out, false
-		if r.master == i {
-			r.master = -1
-		}
+	if slices.Contains(p.Overwritten, r.master) {
+		r.master = -1
 	}
-	for _, i := range repoint {
-		s.src[i] = kept
+	for _, i := range p.Rejoined {
+		r.mark()
+		r.m.Step(at, repl.Recover{Node: i, Of: p.Kept})
 	}
-	// A node the model holds as failed and the merged copy as a replica in service replicates
-	// the kept master: the engine may promote it later.
-	for i, x := range r.role {
-		if x != core.Out || e.CopyOf(i) != k {
-			continue
-		}
-		if v := e.Node(i); v.Role == fence.Replica && !v.Failed {
-			r.mark()
-			r.m.Step(at, repl.Recover{Node: i, Of: kept})
-			r.role[i], s.src[i] = core.Replica, kept
-		}
-	}
-	if kept >= 0 {
-		r.master = kept
+	if p.Kept >= 0 {
+		r.master = p.Kept
 	}
 	r.flush()
 }
 
-// recut cuts or restores each replica's stream by the partition.
+// recut tells the model of each replica's stream the partition cut or restored (core.Sides.Recut).
 func (r *replRun) recut(at time.Duration) {
 	s := &r.sides
-	for j, x := range r.role {
-		cut := -1
-		if x == core.Replica && s.src[j] >= 0 && !s.reaches(j, s.src[j]) {
-			cut = s.src[j]
-		}
-		was := s.cut[j]
-		if cut == was {
-			continue
-		}
-		s.cut[j] = cut
+	s.cuts = s.Recut(r.role, s.reaches, s.cuts[:0])
+	for _, c := range s.cuts {
+		j := c.Node
 		r.mark()
 		r.m.Step(at, r.stream(j))
 		if !r.workload {
 			continue // no write, no position: nothing to tell
 		}
-		if was >= 0 && x == core.Replica && s.src[j] == was {
+		if c.Was >= 0 && r.role[j] == core.Replica && s.Src[j] == c.Was {
 			// Cut from the same master before: the partition healed between them. (A replica
 			// repointed to a master it reaches streams from it at once: the promotion says so.)
-			r.tell(repl.StreamCut{At: at, Node: j, Source: was})
+			r.tell(repl.StreamCut{At: at, Node: j, Source: c.Was})
 		}
-		if cut >= 0 {
-			r.tell(repl.StreamCut{At: at, Node: j, Source: cut, Cut: true})
+		if c.Cut >= 0 {
+			r.tell(repl.StreamCut{At: at, Node: j, Source: c.Cut, Cut: true})
 		}
 	}
 }
