@@ -30,6 +30,11 @@ type maxOutage struct {
 	max time.Duration
 }
 
+// Topics implements Subscriber: the replication model's final summary.
+func (p *maxOutage) Topics() Topics {
+	return On(TopicFinal)
+}
+
 // Event implements Property.
 func (p *maxOutage) Event(ev fence.Event) bool {
 	if f, ok := ev.(repl.Final); ok {
@@ -47,6 +52,11 @@ func (p *maxOutage) Look(time.Duration, fence.View) bool { return false }
 type noAckedWriteLost struct {
 	judge
 	names []string
+}
+
+// Topics implements Subscriber: the replication model's final summary.
+func (p *noAckedWriteLost) Topics() Topics {
+	return On(TopicFinal)
 }
 
 // Event implements Property.

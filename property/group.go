@@ -25,6 +25,11 @@ type noSplitBrain struct {
 	nodes group.Set
 }
 
+// Topics implements Subscriber: the split-brain windows.
+func (p *noSplitBrain) Topics() Topics {
+	return On(TopicSplitBrain)
+}
+
 // Event implements Property.
 func (p *noSplitBrain) Event(ev fence.Event) bool {
 	if sw, ok := ev.(*cluster.SplitBrainWidened); ok && p.open {
@@ -84,6 +89,11 @@ func newNoFenceWithoutQuorum(j judge, tr Trace) *noFenceWithoutQuorum {
 		all = all.With(m)
 	}
 	return &noFenceWithoutQuorum{judge: j, names: tr.Names, primary: []group.Set{all}}
+}
+
+// Topics implements Subscriber: the primary views and the fences it judges.
+func (p *noFenceWithoutQuorum) Topics() Topics {
+	return On(TopicGroupState, TopicHostPing) | OnKinds(fence.KindAlarmExpired)
 }
 
 // Event implements Property.
@@ -158,6 +168,11 @@ func (p *minorityShuns) inPrimary(i int) bool {
 	return false
 }
 
+// Topics implements Subscriber: the primary views and the managers up.
+func (p *minorityShuns) Topics() Topics {
+	return On(TopicGroupState) | OnKinds(fence.KindManagerDown, fence.KindManagerUp)
+}
+
 // Event implements Property.
 func (p *minorityShuns) Event(ev fence.Event) bool {
 	switch ev := ev.(type) {
@@ -229,6 +244,11 @@ func newMajorityKeepsWriter(j judge, tr Trace, within time.Duration) *majorityKe
 		all = all.With(m)
 	}
 	return &majorityKeepsWriter{judge: j, names: tr.Names, within: within, nodes: tr.nodes(), primary: []group.Set{all}, since: []time.Duration{-1}}
+}
+
+// Topics implements Subscriber: the primary views, and any decision to look after.
+func (p *majorityKeepsWriter) Topics() Topics {
+	return On(TopicGroupState) | Decisions
 }
 
 // Event implements Property: it looks at the end of every instant at which the primary views

@@ -28,6 +28,11 @@ func newNoFalseFailover(j judge, tr Trace) *noFalseFailover {
 	return p
 }
 
+// Topics implements Subscriber: the faults on the links and the fences of the master.
+func (p *noFalseFailover) Topics() Topics {
+	return On(TopicFault) | OnKinds(fence.KindFailover, fence.KindNoCandidate, fence.KindNodeFailed)
+}
+
 // Event implements Property: it judges a fence as it is made, and never looks at the engine.
 func (p *noFalseFailover) Event(ev fence.Event) bool {
 	switch ev := ev.(type) {

@@ -17,6 +17,12 @@ type noFenceInMaintenance struct {
 	buf   []fence.AlarmView
 }
 
+// Topics implements Subscriber: the policy, and the alarms and fences maintenance forbids.
+func (p *noFenceInMaintenance) Topics() Topics {
+	return OnKinds(fence.KindPolicyChanged, fence.KindAlarmRaised, fence.KindAlarmExpired, fence.KindExpiryWaiting, fence.KindLogged,
+		fence.KindAlertNotImplemented, fence.KindAlreadyFailed, fence.KindNodeFailed, fence.KindFailover, fence.KindNoCandidate)
+}
+
 // Event implements Property: it looks at the alarms when the policy turns to maintenance, and
 // when one is raised.
 func (p *noFenceInMaintenance) Event(ev fence.Event) bool {

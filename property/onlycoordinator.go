@@ -31,6 +31,12 @@ func newOnlyCoordinator(j judge, tr Trace) *onlyCoordinator {
 	return p
 }
 
+// Topics implements Subscriber: the managers, the coordinator and the fences.
+func (p *onlyCoordinator) Topics() Topics {
+	return OnKinds(fence.KindAlarmExpired, fence.KindManagerDown, fence.KindManagerUp, fence.KindCoordinatorChanged,
+		fence.KindFailover, fence.KindNoCandidate, fence.KindNodeFailed, fence.KindAlreadyFailed)
+}
+
 // Event implements Property: it looks at the coordinator when a manager or the coordinator
 // changed.
 func (p *onlyCoordinator) Event(ev fence.Event) bool {

@@ -14,6 +14,11 @@ type selfHeal struct {
 	buf   []fence.AlarmView
 }
 
+// Topics implements Subscriber: the alarms raised.
+func (p *selfHeal) Topics() Topics {
+	return OnKinds(fence.KindAlarmRaised)
+}
+
 // Event implements Property: it looks at the alarms once one is raised.
 func (p *selfHeal) Event(ev fence.Event) bool {
 	_, raised := ev.(*fence.AlarmRaised)

@@ -10,16 +10,17 @@ import (
 
 // Set judges several properties over one run as one drive.Observer: what failsim check hangs on
 // each trace, and what a timeline's "expect property" line is judged by. It tells each property
-// every event, and asks it to look at the engine at the end of an instant only when it asked
-// to. Its zero value judges none.
+// the events of its topics (every event, for a property that is no Subscriber), and asks it to
+// look at the engine at the end of an instant only when it asked to. Its zero value judges none.
 type Set struct {
 	props []Property
-	look  []bool // per property: it looks at the end of this instant
+	look  []bool   // per property: it looks at the end of this instant
+	subs  []Topics // per property: the topics it is told of
 }
 
 // NewSet returns the properties specs, fresh, for one run of tr. A property may be named once.
 func NewSet(tr Trace, specs ...Spec) (*Set, error) {
-	s := &Set{props: make([]Property, 0, len(specs)), look: make([]bool, len(specs))}
+	s := &Set{props: make([]Property, 0, len(specs)), look: make([]bool, len(specs)), subs: make([]Topics, len(specs))}
 	for i, sp := range specs {
 		if slices.ContainsFunc(specs[:i], func(o Spec) bool { return o.Name == sp.Name }) {
 			return nil, fmt.Errorf("property %s is named twice", sp.Name)
@@ -30,14 +31,19 @@ func NewSet(tr Trace, specs ...Spec) (*Set, error) {
 		}
 		s.props = append(s.props, p)
 		s.look[i] = true // every property looks at the engine as the run starts
+		s.subs[i] = AllTopics
+		if sub, ok := p.(Subscriber); ok {
+			s.subs[i] = sub.Topics()
+		}
 	}
 	return s, nil
 }
 
 // Event implements drive.Observer.
 func (s *Set) Event(ev fence.Event) {
+	t := Topics(1) << TopicOf(ev)
 	for i, p := range s.props {
-		if p.Event(ev) {
+		if s.subs[i]&t != 0 && p.Event(ev) {
 			s.look[i] = true
 		}
 	}

@@ -13,6 +13,11 @@ type singleMaster struct {
 	judge
 }
 
+// Topics implements Subscriber: the changes of a master.
+func (p *singleMaster) Topics() Topics {
+	return OnKinds(fence.KindFailover, fence.KindNoCandidate, fence.KindNodeFailed, fence.KindNodeRecovered)
+}
+
 // Event implements Property: a fence or a recovery may change a role.
 func (p *singleMaster) Event(ev fence.Event) bool {
 	switch ev.(type) {
