@@ -12,7 +12,7 @@ import (
 
 // Never is a time no run reaches: Next's answer once the run is over, and Config.End's for a
 // run with no end.
-const Never = fence.Never
+const Never = statemap.Never
 
 // Config sets up a Driver.
 type Config struct {

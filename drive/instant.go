@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/failsim/failsim/act"
-	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/statemap"
 )
 
@@ -34,15 +33,15 @@ func (d *Driver) plan() {
 // at which an alarm can expire.
 func (d *Driver) nextTick() time.Duration {
 	if d.cfg.EveryTick {
-		return fence.NextTick(d.ticked)
+		return statemap.NextTick(d.ticked)
 	}
 	t := Never
 	if n, ok := d.m.TicksToExpiry(); ok {
-		t = fence.NthTick(d.ticked, n)
+		t = statemap.NthTick(d.ticked, n)
 	}
 	if !d.quiet {
 		// The group ticks at every tick from the last instant on while it is not quiet.
-		t = min(t, fence.NextTick(max(d.last, d.ticked)))
+		t = min(t, statemap.NextTick(max(d.last, d.ticked)))
 	}
 	return t
 }

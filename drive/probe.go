@@ -145,7 +145,7 @@ func (d *Driver) skip(t time.Duration, i int, p *prober) bool {
 		// The group's next tick may change the node's copy of the cluster's state (a merge, a
 		// host failure, a shun); a probe finishing at that tick's instant counts before it.
 		// Probes start before the tick of their instant: at a tick instant, that tick is next.
-		limit = min(limit, fence.NextTick(t-1))
+		limit = min(limit, statemap.NextTick(t-1))
 	}
 	next, ok := resumeAt(t, o.Took, d.cfg.Interval, min(limit, until))
 	if ok {

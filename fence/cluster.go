@@ -18,7 +18,7 @@ type Member struct {
 
 // Cluster is the cluster's state of record, which the engine's decisions change and its rules
 // read: one Member per node, in cluster order. It is a slice: assigning one shares it; Clone
-// makes a copy that evolves apart, as each manager's copy does during a partition, and Merge
+// makes a copy that evolves apart, as each manager's copy does during a partition, and merge
 // joins copies when views join. The zero value is a cluster of no node.
 type Cluster []Member
 
@@ -35,64 +35,39 @@ func (c Cluster) Master() int {
 	return -1
 }
 
-// Side is one side's copy of the cluster state when views merge.
-type Side struct {
-	Cluster Cluster // the side's copy; every side's has the same length
-	Members []int   // the side's members, node indices in any order; at least one
-	Primary bool    // the side's view was primary
-}
-
 // Conflict is one node on which an overwritten side's copy differed from the adopted one.
 type Conflict struct {
 	Node int    // the node
-	Side int    // the overwritten side, its index in Merge's arguments
+	Side int    // the overwritten side: its index among merge's sides, its copy number in CopiesMerged
 	Kept Member // what the adopted copy says, and the merged cluster keeps
 	Lost Member // what the overwritten side's copy said
 }
 
-// Merge joins the copies of sides whose views merge (failsim's rule): the merged group adopts
-// the copy of the side that was primary; if several were, or none was, the side holding the
-// first member in cluster order. A member of another side that its own side's copy has shunned
-// by failsafe, and the adopted copy does not have shunned, keeps its shun: only recover undoes one. It returns the adopted side's index, a copy of its cluster,
-// and every conflict it overwrote: for each other side in argument order, each node, in
-// cluster order, on which that side's copy differs from the adopted one. No side, a side with
-// no member, or copies of different lengths panic.
-func Merge(sides ...Side) (adopted int, merged Cluster, conflicts []Conflict) {
-	if len(sides) == 0 {
-		panic("fence: Merge of no side")
-	}
-	adopted = -1
-	first := func(s Side) int {
-		if len(s.Members) == 0 {
-			panic("fence: Merge of a side with no member")
-		}
-		return slices.Min(s.Members)
-	}
-	for k, s := range sides {
-		if len(s.Cluster) != len(sides[0].Cluster) {
-			panic(fmt.Sprintf("fence: Merge of copies of %d and %d nodes", len(sides[0].Cluster), len(s.Cluster)))
-		}
-		f := first(s)
-		switch {
-		case adopted < 0:
-			adopted = k
-		case s.Primary != sides[adopted].Primary:
-			if s.Primary {
-				adopted = k
-			}
-		case f < first(sides[adopted]):
-			adopted = k
+// merge joins the copies of sides whose views merge into the adopted one's (which side that
+// is, the group decides: group.Adopt). A node's own FAILSAFE-SHUN survives when the adopted copy
+// does not have the node shunned (in service, or a replica failed): its side never saw the
+// shun, and only the operator's recover undoes one. own gives the index of the side whose copy
+// is the node's own (its manager's), or -1 when it holds none of them. merge returns the merged
+// copy, which is sides[adopted] itself when it keeps no shun, the nodes whose shun it kept, and
+// every conflict it overwrote: for each other side in order, each node, in cluster order, on
+// which that side's copy differs from the merged one. Copies of different lengths panic.
+func merge(sides []Cluster, adopted int, own func(node int) int) (merged Cluster, shuns []int, conflicts []Conflict) {
+	win := sides[adopted]
+	for _, s := range sides {
+		if len(s) != len(win) {
+			panic(fmt.Sprintf("fence: merge of copies of %d and %d nodes", len(win), len(s)))
 		}
 	}
-	merged = sides[adopted].Cluster.Clone()
-	// A node's own FAILSAFE-SHUN (in its own side's copy) survives when the adopted copy has it
-	// not shunned (in service, or a replica failed): its side never saw the shun, and only the
-	// operator's recover undoes one.
-	for k, s := range sides {
-		for _, i := range s.Members {
-			if k != adopted && i < len(merged) && !sides[adopted].Cluster[i].Shunned && s.Cluster[i].Failsafe {
-				merged[i] = s.Cluster[i]
-			}
+	for i := range win {
+		if k := own(i); k >= 0 && k != adopted && !win[i].Shunned && sides[k][i].Failsafe {
+			shuns = append(shuns, i)
+		}
+	}
+	merged = win
+	if len(shuns) > 0 {
+		merged = win.Clone()
+		for _, i := range shuns {
+			merged[i] = sides[own(i)][i]
 		}
 	}
 	for k, s := range sides {
@@ -100,10 +75,10 @@ func Merge(sides ...Side) (adopted int, merged Cluster, conflicts []Conflict) {
 			continue
 		}
 		for i := range merged {
-			if s.Cluster[i] != merged[i] {
-				conflicts = append(conflicts, Conflict{Node: i, Side: k, Kept: merged[i], Lost: s.Cluster[i]})
+			if s[i] != merged[i] {
+				conflicts = append(conflicts, Conflict{Node: i, Side: k, Kept: merged[i], Lost: s[i]})
 			}
 		}
 	}
-	return adopted, merged, conflicts
+	return merged, shuns, conflicts
 }

@@ -30,24 +30,28 @@ func TestClone(t *testing.T) {
 	}
 }
 
-// TestMerge pins issue 10's rule to exact values: the primary side's copy wins; between two
-// primaries, or two non-primaries, the side holding the first member in cluster order; a
-// member's own failsafe shun survives when the adopted copy has it in service; every node on
-// which another side differed from the merged copy is a conflict, side by side, in cluster
-// order.
+// TestMerge pins how copies merge to exact values (issue 10's rule; which side is adopted is
+// group's rule, group.Adopt, and given here): the adopted copy wins; a member's own failsafe
+// shun survives when the adopted copy has it in service; every node on which another side
+// differed from the merged copy is a conflict, side by side, in cluster order.
 func TestMerge(t *testing.T) {
+	type side struct {
+		cluster Cluster
+		members []int // the nodes whose own copy this is
+	}
 	for _, tc := range []struct {
 		name      string
-		sides     []Side
+		sides     []side
 		adopted   int
 		merged    Cluster
+		shuns     []int
 		conflicts []Conflict
 	}{
 		{
 			name: "the primary majority failed the isolated master over",
-			sides: []Side{
-				{Cluster: Cluster{master, replica, replica}, Members: []int{0}},
-				{Cluster: Cluster{failedM, master, replica}, Members: []int{1, 2}, Primary: true},
+			sides: []side{
+				{Cluster{master, replica, replica}, []int{0}},
+				{Cluster{failedM, master, replica}, []int{1, 2}},
 			},
 			adopted: 1,
 			merged:  Cluster{failedM, master, replica},
@@ -57,10 +61,10 @@ func TestMerge(t *testing.T) {
 			},
 		},
 		{
-			name: "both primary: the side of the first member in cluster order",
-			sides: []Side{
-				{Cluster: Cluster{failedM, master, replica, replica}, Members: []int{3, 1}, Primary: true},
-				{Cluster: Cluster{master, replica, failedR, replica}, Members: []int{2, 0}, Primary: true},
+			name: "the second side adopted, its copy overwrites the first's",
+			sides: []side{
+				{Cluster{failedM, master, replica, replica}, []int{3, 1}},
+				{Cluster{master, replica, failedR, replica}, []int{2, 0}},
 			},
 			adopted: 1,
 			merged:  Cluster{master, replica, failedR, replica},
@@ -71,21 +75,21 @@ func TestMerge(t *testing.T) {
 			},
 		},
 		{
-			name: "none primary: the side of the first member in cluster order",
-			sides: []Side{
-				{Cluster: Cluster{master, replica}, Members: []int{0}},
-				{Cluster: Cluster{manualM, replica}, Members: []int{1}},
+			name: "the first side adopted",
+			sides: []side{
+				{Cluster{master, replica}, []int{0}},
+				{Cluster{manualM, replica}, []int{1}},
 			},
 			adopted:   0,
 			merged:    Cluster{master, replica},
 			conflicts: []Conflict{{Node: 0, Side: 1, Kept: master, Lost: manualM}},
 		},
 		{
-			name: "three sides, the primary last; identical copies conflict nowhere",
-			sides: []Side{
-				{Cluster: Cluster{master, replica, replica}, Members: []int{0}},
-				{Cluster: Cluster{master, replica, replica}, Members: []int{1}},
-				{Cluster: Cluster{failedM, replica, master}, Members: []int{2}, Primary: true},
+			name: "three sides, the last adopted; identical copies conflict nowhere",
+			sides: []side{
+				{Cluster{master, replica, replica}, []int{0}},
+				{Cluster{master, replica, replica}, []int{1}},
+				{Cluster{failedM, replica, master}, []int{2}},
 			},
 			adopted: 2,
 			merged:  Cluster{failedM, replica, master},
@@ -97,13 +101,14 @@ func TestMerge(t *testing.T) {
 			},
 		},
 		{
-			name: "none primary: the adopted side never saw the other side's own failsafe shuns, which are kept",
-			sides: []Side{
-				{Cluster: Cluster{failsafeR, master, replica, failsafeR}, Members: []int{0, 3}},
-				{Cluster: Cluster{replica, failsafeM, failsafeR, replica}, Members: []int{1, 2}},
+			name: "the adopted side never saw the other side's own failsafe shuns, which are kept",
+			sides: []side{
+				{Cluster{failsafeR, master, replica, failsafeR}, []int{0, 3}},
+				{Cluster{replica, failsafeM, failsafeR, replica}, []int{1, 2}},
 			},
 			adopted: 0,
 			merged:  Cluster{failsafeR, failsafeM, failsafeR, failsafeR},
+			shuns:   []int{1, 2},
 			conflicts: []Conflict{
 				{Node: 0, Side: 1, Kept: failsafeR, Lost: replica},
 				{Node: 3, Side: 1, Kept: failsafeR, Lost: replica},
@@ -111,9 +116,9 @@ func TestMerge(t *testing.T) {
 		},
 		{
 			name: "a shun of a member the adopted copy failed over is not kept: the adopted copy knows it is out",
-			sides: []Side{
-				{Cluster: Cluster{failsafeM, replica, replica}, Members: []int{0}},
-				{Cluster: Cluster{failedM, master, replica}, Members: []int{1, 2}, Primary: true},
+			sides: []side{
+				{Cluster{failsafeM, replica, replica}, []int{0}},
+				{Cluster{failedM, master, replica}, []int{1, 2}},
 			},
 			adopted: 1,
 			merged:  Cluster{failedM, master, replica},
@@ -124,38 +129,58 @@ func TestMerge(t *testing.T) {
 		},
 		{
 			name: "a replica the adopted copy only failed keeps its own shun: it would come back by itself",
-			sides: []Side{
-				{Cluster: Cluster{master, failsafeR}, Members: []int{1}},
-				{Cluster: Cluster{master, failedR}, Members: []int{0}, Primary: true},
+			sides: []side{
+				{Cluster{master, failsafeR}, []int{1}},
+				{Cluster{master, failedR}, []int{0}},
 			},
 			adopted:   1,
 			merged:    Cluster{master, failsafeR},
+			shuns:     []int{1},
 			conflicts: nil,
 		},
 		{
+			name: "a shun in a copy that is not the node's own is not kept",
+			sides: []side{
+				{Cluster{master, failsafeR}, []int{0}},
+				{Cluster{master, replica}, []int{1}},
+			},
+			adopted:   1,
+			merged:    Cluster{master, replica},
+			conflicts: []Conflict{{Node: 1, Side: 0, Kept: replica, Lost: failsafeR}},
+		},
+		{
 			name:    "one side: adopted, nothing overwritten",
-			sides:   []Side{{Cluster: Cluster{master}, Members: []int{0}}},
+			sides:   []side{{Cluster{master}, []int{0}}},
 			adopted: 0,
 			merged:  Cluster{master},
 		},
 	} {
-		adopted, merged, conflicts := Merge(tc.sides...)
-		if adopted != tc.adopted || !slices.Equal(merged, tc.merged) || !slices.Equal(conflicts, tc.conflicts) {
-			t.Errorf("%s:\n got %d %+v %+v\nwant %d %+v %+v", tc.name, adopted, merged, conflicts, tc.adopted, tc.merged, tc.conflicts)
+		copies := make([]Cluster, len(tc.sides))
+		for k, s := range tc.sides {
+			copies[k] = s.cluster
 		}
-		merged[0] = failedR
-		if tc.sides[adopted].Cluster[0] == failedR {
-			t.Errorf("%s: the merged cluster shares the adopted side's copy", tc.name)
+		own := func(i int) int {
+			for k, s := range tc.sides {
+				if slices.Contains(s.members, i) {
+					return k
+				}
+			}
+			return -1
+		}
+		merged, shuns, conflicts := merge(copies, tc.adopted, own)
+		if !slices.Equal(merged, tc.merged) || !slices.Equal(shuns, tc.shuns) || !slices.Equal(conflicts, tc.conflicts) {
+			t.Errorf("%s:\n got %+v %v %+v\nwant %+v %v %+v", tc.name, merged, shuns, conflicts, tc.merged, tc.shuns, tc.conflicts)
+		}
+		if len(shuns) > 0 {
+			merged[0] = failedR
+			if copies[tc.adopted][0] == failedR {
+				t.Errorf("%s: a merged cluster that keeps shuns shares the adopted side's copy", tc.name)
+			}
 		}
 	}
 }
 
-// TestMergePanics: merging nothing, a side of no member, or copies of different clusters is a
-// caller's bug.
+// TestMergePanics: merging copies of different clusters is a caller's bug.
 func TestMergePanics(t *testing.T) {
-	mustPanic(t, "no side", func() { Merge() })
-	mustPanic(t, "no member", func() { Merge(Side{Cluster: Cluster{master}}) })
-	mustPanic(t, "lengths", func() {
-		Merge(Side{Cluster: Cluster{master}, Members: []int{0}}, Side{Cluster: Cluster{master, replica}, Members: []int{1}})
-	})
+	mustPanic(t, "lengths", func() { merge([]Cluster{{master}, {master, replica}}, 0, func(int) int { return -1 }) })
 }

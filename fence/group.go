@@ -37,8 +37,8 @@ type Fork struct {
 }
 
 // MergeCopies makes copy Copy the merge of copies Sources, whose views merged: the copy of
-// Sources[Adopted] (package group's choice by Merge's rule), with every conflict it overwrote
-// told (CopiesMerged).
+// Sources[Adopted] (package group's choice: group.Adopt), keeping each node's own FAILSAFE-SHUN
+// (merge), with every conflict it overwrote told (CopiesMerged).
 type MergeCopies struct {
 	Copy    int
 	Sources []int
@@ -142,33 +142,17 @@ func (e *Engine) stepFork(c, from int) {
 // stepMerge is MergeCopies.
 func (e *Engine) stepMerge(in MergeCopies) {
 	e.copyNumber(in.Copy)
-	adopted := in.Sources[in.Adopted]
-	win := e.copies[adopted]
-	// A node's own FAILSAFE-SHUN survives the merge when the adopted copy does not have the node
-	// shunned: its side never saw the shun, and only the operator's recover undoes one.
-	var shuns []int
-	for i := range win {
-		if own := e.copyOf[i]; own != adopted && !win[i].Shunned && slices.Contains(in.Sources, own) && e.copies[own][i].Failsafe {
-			shuns = append(shuns, i)
-		}
-	}
-	merged := win
-	if len(shuns) > 0 || in.Copy != adopted {
-		merged = win.Clone()
-	}
-	for _, i := range shuns {
-		merged[i] = e.copies[e.copyOf[i]][i]
-	}
-	var conflicts []Conflict
+	sides := make([]Cluster, len(in.Sources))
 	for k, src := range in.Sources {
-		if k == in.Adopted {
-			continue
-		}
-		for i := range merged {
-			if e.copies[src][i] != merged[i] {
-				conflicts = append(conflicts, Conflict{Node: i, Side: src, Kept: merged[i], Lost: e.copies[src][i]})
-			}
-		}
+		sides[k] = e.copies[src]
+	}
+	merged, shuns, conflicts := merge(sides, in.Adopted, func(i int) int { return slices.Index(in.Sources, e.copyOf[i]) })
+	adopted := in.Sources[in.Adopted]
+	if len(shuns) == 0 && in.Copy != adopted {
+		merged = merged.Clone()
+	}
+	for k := range conflicts {
+		conflicts[k].Side = in.Sources[conflicts[k].Side]
 	}
 	e.copies[in.Copy] = merged
 	emit(e, &e.dec.copiesMerged, CopiesMerged{At: e.now, Copy: in.Copy, Adopted: adopted, Conflicts: conflicts, KeptShuns: shuns})

@@ -93,7 +93,7 @@ func (e *Engine) Cluster() Cluster {
 // already shows what c shows, and c is ok with no alarm to heal and nothing to recover, or c is
 // bad and there is nothing to raise (its alarm is active, the node is failed, or the cluster is
 // in maintenance). until is the last instant that holds: the tick at which c's active alarm
-// expires (probes count before the tick at an instant), or Never. It assumes the timekeeper
+// expires (probes count before the tick at an instant), or statemap.Never. It assumes the timekeeper
 // ticks at every multiple of TickInterval, whether the driver makes those ticks one by one or
 // accounts for them with Tick.Count. A driver may skip such probes, keeping their schedule.
 func (e *Engine) Steady(i int, c statemap.Condition) (steady bool, until time.Duration) {
@@ -110,10 +110,10 @@ func (e *Engine) Steady(i int, c statemap.Condition) (steady bool, until time.Du
 		if len(n.alarms) > 0 || (m.Failed && !m.Shunned && e.policy == Automatic) {
 			return false, 0
 		}
-		return true, Never
+		return true, statemap.Never
 	}
 	if e.policy == Maintenance || m.Failed {
-		return true, Never
+		return true, statemap.Never
 	}
 	for j := range n.alarms {
 		a := &n.alarms[j]
@@ -121,10 +121,10 @@ func (e *Engine) Steady(i int, c statemap.Condition) (steady bool, until time.Du
 			continue
 		}
 		if a.threshold < 0 || e.due(a) {
-			return true, Never // never expires, or waits for a coordinator (a SetManager step)
+			return true, statemap.Never // never expires, or waits for a coordinator (a SetManager step)
 		}
 		// At an instant that is a tick, probes count before it: the next tick may be now.
-		return true, NthTick(max(e.lastTick, e.now-1), int64(a.threshold-e.count(a)))
+		return true, statemap.NthTick(max(e.lastTick, e.now-1), int64(a.threshold-e.count(a)))
 	}
 	return false, 0
 }

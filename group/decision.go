@@ -134,10 +134,10 @@ type Source struct {
 // Merged: the views of the live managers Members merged; they held the copies Sources (in
 // the order of their first members) and now hold one, Copy, which is Sources[Adopted]'s: the
 // copy of the side that was primary, or if several or none were, the side of the first member
-// in cluster order (fence.Merge's rule, which decides it). Copy is Sources[Adopted].Copy unless
+// in cluster order (the adoption rule, decided here). Copy is Sources[Adopted].Copy unless
 // another view also took that copy at this step: then it is a new one. A consumer that keeps
-// the copies sets Copy to fence.Merge(FenceSides(...)...)'s merged cluster, which also lists
-// the conflicts the adoption overwrote.
+// the copies merges them into Copy with the adopted one's winning (fence.MergeCopies, which
+// also keeps each node's own FAILSAFE-SHUN and lists the conflicts the adoption overwrote).
 type Merged struct {
 	At      time.Duration
 	Copy    int

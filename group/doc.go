@@ -74,9 +74,10 @@
 // each side holds one copy, numbered, and during a partition the sides' copies evolve apart.
 // When a side's views split, each part takes the copy along: one keeps its number, the others
 // fork a clone (Forked). When views merge, the merged side adopts the copy of the side that was
-// primary, or if several or none were, the side of the first member in cluster order: the rule
-// of fence.Merge, which decides it here and lists the conflicts it overwrote for the consumer
-// (Merged). The copies themselves are the consumer's: this package names them.
+// primary, or if several or none were, the side of the first member in cluster order (the
+// adoption rule, decided here: Merged.Adopted). The copies themselves are the consumer's: this
+// package names them, and the engine merges them (fence.MergeCopies), listing the conflicts the
+// adoption overwrote.
 //
 // # Shape
 //

@@ -6,8 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/failsim/failsim/fence"
 	"pgregory.net/rapid"
+
+	"github.com/failsim/failsim/fence"
 )
 
 // run is one generated history: a configuration and the group stepped through random networks
@@ -177,8 +178,8 @@ func (r *run) invariants(t *rapid.T, ds []Decision, checked, tick bool) {
 }
 
 // decisions checks what each decision says against the group after the step, and keeps the
-// copies as a consumer would: a fork clones, a merge takes fence.Merge's adopted copy, which
-// must be the one the decision names.
+// copies as a consumer would: a fork clones, a merge takes the adopted copy, which must be the
+// one the adoption rule names.
 func (r *run) decisions(t *rapid.T, ds []Decision) {
 	g := r.g
 	next := maps(r.copies)
@@ -206,17 +207,22 @@ func (r *run) decisions(t *rapid.T, ds []Decision) {
 			r.marks++
 			next[d.Copy] = slices.Clone(c)
 		case Merged:
-			k, merged, _ := fence.Merge(d.FenceSides(func(c int) fence.Cluster {
-				cl, ok := r.copies[c]
-				if !ok {
-					t.Fatalf("%+v of an unknown copy %d", d, c)
+			// The adoption rule, spelled out: the primary side's copy; among several
+			// primary sides or none, the side holding the first member.
+			want := -1
+			for k, s := range d.Sources {
+				if _, ok := r.copies[s.Copy]; !ok {
+					t.Fatalf("%+v of an unknown copy %d", d, s.Copy)
 				}
-				return cl
-			})...)
-			if k != d.Adopted {
-				t.Fatalf("%+v: fence.Merge adopts %d", d, k)
+				if want < 0 || (s.Primary && !d.Sources[want].Primary) ||
+					(s.Primary == d.Sources[want].Primary && s.Members.First() < d.Sources[want].Members.First()) {
+					want = k
+				}
 			}
-			next[d.Copy] = merged
+			if d.Adopted != want {
+				t.Fatalf("%+v: the adoption rule adopts %d", d, want)
+			}
+			next[d.Copy] = slices.Clone(r.copies[d.Sources[d.Adopted].Copy])
 		default:
 			t.Fatalf("unknown decision %T", d)
 		}

@@ -1,9 +1,5 @@
 package group
 
-import (
-	"github.com/failsim/failsim/fence"
-)
-
 // A side is the live managers that share one view, and so one copy of the cluster state: they
 // change it only by their own decisions and those of their view's coordinator.
 type side struct {
@@ -16,7 +12,7 @@ type side struct {
 
 // regroup gives each side the copy it holds after its members' views changed: a side whose
 // members held one copy that no other side takes keeps it; views that merged take the copy
-// fence.Merge adopts (Merged); a copy that several sides take stays with one of them, and the
+// the adoption rule adopts (Merged); a copy that several sides take stays with one of them, and the
 // others fork a clone of it (Forked) or, when they merged, hold the merge as a new copy. The
 // side that keeps a copy is the one holding its first holder that ran before this step (a
 // manager that starts brings the copy it held when it went down, and must not take it from a
@@ -99,29 +95,22 @@ func (g *Group) newSide(v, members Set) side {
 	return sd
 }
 
-// adopted is the index of the source whose copy merging views adopt, by fence.Merge's rule
-// (the primary side's; between several or none, the side of the first member in cluster
-// order). Only the sides' members and primary flags decide it, so it is asked with empty
-// copies.
+// adopted is the index of the source whose copy merging views adopt (the adoption rule): the
+// primary side's; between several primary sides, or when none was primary, the side of the
+// first member in cluster order.
 func adopted(sources []Source) int {
-	if len(sources) == 1 {
-		return 0
+	k := 0
+	for i, s := range sources[1:] {
+		a := sources[k]
+		if s.Primary != a.Primary {
+			if s.Primary {
+				k = i + 1
+			}
+			continue
+		}
+		if s.Members.First() < a.Members.First() {
+			k = i + 1
+		}
 	}
-	sides := make([]fence.Side, len(sources))
-	for i, s := range sources {
-		sides[i] = fence.Side{Members: s.Members.Members(), Primary: s.Primary}
-	}
-	k, _, _ := fence.Merge(sides...)
 	return k
-}
-
-// FenceSides returns the sides of the merge for fence.Merge, each with its copy of the
-// cluster state from copies (by copy number): fence.Merge(d.FenceSides(copies)...) adopts
-// d.Adopted and returns the merged cluster and the conflicts it overwrote.
-func (d Merged) FenceSides(copies func(copy int) fence.Cluster) []fence.Side {
-	sides := make([]fence.Side, len(d.Sources))
-	for i, s := range d.Sources {
-		sides[i] = fence.Side{Cluster: copies(s.Copy), Members: s.Members.Members(), Primary: s.Primary}
-	}
-	return sides
 }

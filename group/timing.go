@@ -4,12 +4,11 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/statemap"
 )
 
 // The arithmetic of the group's timing, in virtual time since the start (t=0). Ticks fall at
-// 10 s, 20 s, ... (statemap.TickInterval); a time past what a Duration holds is fence.Never.
+// 10 s, 20 s, ... (statemap.TickInterval); a time past what a Duration holds is statemap.Never.
 
 // SeenAt returns the tick that first sees a change of the network made at t: t itself when t
 // is a tick (at one instant the timeline's events come before the tick), else the next tick.
@@ -18,7 +17,7 @@ func SeenAt(t time.Duration) time.Duration {
 	if t > 0 && t%statemap.TickInterval == 0 {
 		return t
 	}
-	return fence.NextTick(t)
+	return statemap.NextTick(t)
 }
 
 // LeavesAt returns when a member that fell silent at t (its host went down, or the network
@@ -46,7 +45,7 @@ type Split struct {
 	// the failsafe threshold, so it shuns its own datasources too, at MajorityShunAt: failsafe
 	// < gap.
 	MajorityShuns  bool
-	MajorityShunAt time.Duration // fence.Never when it does not shun
+	MajorityShunAt time.Duration // statemap.Never when it does not shun
 	// Window is how long a master isolated on the minority and a replica the majority
 	// promotes at Leave are writable at once: from Leave to MinorityShun, 0 when they fall
 	// on one tick (the majority's failover comes first within the tick, then the minority's
@@ -56,7 +55,7 @@ type Split struct {
 
 // SplitAt returns the timing of a partition made at t (see Split), gap and failsafe >= 1.
 func SplitAt(t time.Duration, gap, failsafe int) Split {
-	s := Split{Seen: SeenAt(t), Leave: LeavesAt(t, gap), MajorityShunAt: fence.Never}
+	s := Split{Seen: SeenAt(t), Leave: LeavesAt(t, gap), MajorityShunAt: statemap.Never}
 	s.MinorityShun = ShunsAt(s.Seen, failsafe)
 	if failsafe < gap {
 		s.MajorityShuns = true
@@ -68,7 +67,7 @@ func SplitAt(t time.Duration, gap, failsafe int) Split {
 	return s
 }
 
-// nthTick is the n-th tick counting tick first as the first (n >= 1), or fence.Never past what
+// nthTick is the n-th tick counting tick first as the first (n >= 1), or statemap.Never past what
 // a Duration holds.
 func nthTick(first time.Duration, n int) time.Duration {
 	if n < 1 {
@@ -77,5 +76,5 @@ func nthTick(first time.Duration, n int) time.Duration {
 	if n == 1 {
 		return first
 	}
-	return fence.NthTick(first, int64(n-1))
+	return statemap.NthTick(first, int64(n-1))
 }

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/statemap"
 )
 
 const s = time.Second
@@ -13,7 +13,7 @@ func TestSeenAt(t *testing.T) {
 	for _, c := range []struct{ at, want time.Duration }{
 		{-5 * s, 10 * s}, {0, 10 * s}, {1, 10 * s}, {5 * s, 10 * s}, {10 * s, 10 * s},
 		{10*s + 1, 20 * s}, {29*s + 999*time.Millisecond, 30 * s}, {30 * s, 30 * s},
-		{fence.Never, fence.Never},
+		{statemap.Never, statemap.Never},
 	} {
 		if got := SeenAt(c.at); got != c.want {
 			t.Errorf("SeenAt(%v) = %v, want %v", c.at, got, c.want)
@@ -36,7 +36,7 @@ func TestLeavesAt(t *testing.T) {
 		{5 * s, 1, 10 * s},    // leave at the first silent tick
 		{5 * s, 2, 20 * s},    // the second
 		{95 * s, 6, 150 * s},  // ticks 100..150
-		{fence.Never - s, 3, fence.Never},
+		{statemap.Never - s, 3, statemap.Never},
 	} {
 		if got := LeavesAt(c.at, c.gap); got != c.want {
 			t.Errorf("LeavesAt(%v, %d) = %v, want %v", c.at, c.gap, got, c.want)
@@ -54,7 +54,7 @@ func TestShunsAt(t *testing.T) {
 		failsafe int
 		want     time.Duration
 	}{
-		{10 * s, 3, 30 * s}, {10 * s, 1, 10 * s}, {30 * s, 3, 50 * s}, {fence.Never, 3, fence.Never},
+		{10 * s, 3, 30 * s}, {10 * s, 1, 10 * s}, {30 * s, 3, 50 * s}, {statemap.Never, 3, statemap.Never},
 	} {
 		if got := ShunsAt(c.first, c.failsafe); got != c.want {
 			t.Errorf("ShunsAt(%v, %d) = %v, want %v", c.first, c.failsafe, got, c.want)
@@ -67,7 +67,7 @@ func TestShunsAt(t *testing.T) {
 // A gap threshold below the failsafe threshold opens a window; one above makes the majority
 // shun itself too.
 func TestSplitAt(t *testing.T) {
-	never := fence.Never
+	never := statemap.Never
 	for _, c := range []struct {
 		gap, failsafe int
 		want          Split

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/internal/daytimeline"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
@@ -63,7 +62,7 @@ func TestStaircaseClimbsAsTheEngineCounts(t *testing.T) {
 		sim.Replay(tl, statemap.Default(), r)
 		for i := range r.nodes {
 			for _, a := range r.nodes[i].alarms {
-				if a.ended == fence.Never || a.threshold == 0 {
+				if a.ended == statemap.Never || a.threshold == 0 {
 					continue // a threshold of 0 expires at once: a mark, not a staircase
 				}
 				ended++

@@ -8,6 +8,7 @@ import (
 	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/narrate"
+	"github.com/failsim/failsim/statemap"
 )
 
 // groupTrack is what the group's rows show of a run whose timeline has a witness, a partition
@@ -68,7 +69,7 @@ func (r *Recorder) groupInstant(at time.Duration, e fence.View) {
 	}
 }
 
-// window is one split-brain window: from its opening to its close (fence.Never while open).
+// window is one split-brain window: from its opening to its close (statemap.Never while open).
 type window struct {
 	From, To time.Duration
 	Writable string
@@ -117,11 +118,11 @@ func (r *Recorder) groupEvent(ev fence.Event, desc func() string) {
 	case *cluster.SplitBrain:
 		w := ev.Writable.Names(r.names, " ")
 		if ev.Open {
-			g.windows = append(g.windows, window{From: ev.At, To: fence.Never, Writable: w})
+			g.windows = append(g.windows, window{From: ev.At, To: statemap.Never, Writable: w})
 			return
 		}
 		for k := len(g.windows) - 1; k >= 0; k-- {
-			if g.windows[k].To == fence.Never && g.windows[k].From == ev.From {
+			if g.windows[k].To == statemap.Never && g.windows[k].From == ev.From {
 				g.windows[k].To, g.windows[k].Writable = ev.At, w
 				return
 			}
@@ -130,7 +131,7 @@ func (r *Recorder) groupEvent(ev fence.Event, desc func() string) {
 	case *cluster.SplitBrainWidened:
 		// A window still open at the end names every node writable in it, as its close would.
 		for k := len(g.windows) - 1; k >= 0; k-- {
-			if g.windows[k].To == fence.Never && g.windows[k].From == ev.From {
+			if g.windows[k].To == statemap.Never && g.windows[k].From == ev.From {
 				g.windows[k].Writable = ev.Writable.Names(r.names, " ")
 				return
 			}
@@ -228,7 +229,7 @@ func (c *chart) groupRows() {
 		w := g.windows[gr[0]]
 		more := c.more(gr, winAt)
 		to := w.To
-		if to == fence.Never {
+		if to == statemap.Never {
 			to = c.span
 		}
 		if to == w.From {
@@ -237,7 +238,7 @@ func (c *chart) groupRows() {
 			continue
 		}
 		still := ""
-		if w.To == fence.Never {
+		if w.To == statemap.Never {
 			still = ", still open"
 		}
 		title := fmt.Sprintf("SPLIT BRAIN: %s writable at once %s, %s%s%s", w.Writable, c.between(w.From, to), to-w.From, still, more)

@@ -73,11 +73,11 @@ type alarmTrack struct {
 	threshold int
 	action    statemap.Action
 	raised    time.Duration
-	ended     time.Duration // fence.Never while active
+	ended     time.Duration // statemap.Never while active
 	count     int           // the ticks it reached when it ended
 	end       string        // how it ended, in the event log's words; "" while active
 	expired   bool
-	waiting   time.Duration // when it expired with no manager up to fence it; fence.Never if not
+	waiting   time.Duration // when it expired with no manager up to fence it; statemap.Never if not
 }
 
 // mark is one decision drawn as a mark: a failover, a node failed, recovered.
@@ -158,7 +158,7 @@ func (r *Recorder) Event(ev fence.Event) {
 		n.state = set(n.state, ev.At, ev.To, ev.Condition.String())
 	case *fence.AlarmRaised:
 		n := &r.nodes[ev.Node]
-		n.alarms = append(n.alarms, alarmTrack{cond: ev.Condition, threshold: ev.Threshold, action: ev.Action, raised: ev.At, ended: fence.Never, waiting: fence.Never})
+		n.alarms = append(n.alarms, alarmTrack{cond: ev.Condition, threshold: ev.Threshold, action: ev.Action, raised: ev.At, ended: statemap.Never, waiting: statemap.Never})
 	case *fence.AlarmExpired:
 		r.endAlarm(ev.Node, ev.Condition, ev.At, ev.Count, desc(), true)
 	case *fence.AlarmHealed:
@@ -166,7 +166,7 @@ func (r *Recorder) Event(ev fence.Event) {
 	case *fence.AlarmCleared:
 		r.endAlarm(ev.Node, ev.Condition, ev.At, ev.Count, desc(), false)
 	case *fence.ExpiryWaiting:
-		if a := r.alarm(ev.Node, ev.Condition); a != nil && a.waiting == fence.Never {
+		if a := r.alarm(ev.Node, ev.Condition); a != nil && a.waiting == statemap.Never {
 			a.waiting = ev.At
 		}
 	case *fence.Failover:
@@ -200,7 +200,7 @@ func (r *Recorder) mark(at time.Duration, node int, k fence.Kind, title string) 
 func (r *Recorder) alarm(node int, c statemap.Condition) *alarmTrack {
 	as := r.nodes[node].alarms
 	for k := len(as) - 1; k >= 0; k-- {
-		if as[k].cond == c && as[k].ended == fence.Never {
+		if as[k].cond == c && as[k].ended == statemap.Never {
 			return &as[k]
 		}
 	}

@@ -331,7 +331,7 @@ func (c *chart) lane(i, top int, probes []probeRun) {
 		for k := range n.alarms {
 			a := &n.alarms[k]
 			end := a.ended
-			if end == fence.Never {
+			if end == statemap.Never {
 				end = c.span
 			}
 			c.band(a.raised, end, top+alarmY+alarmH-8, 8, fmt.Sprintf("nv s%d", c.probeState(a.cond)), fmt.Sprintf("%s alarm %s (threshold %d, action %s) %s", name, a.cond, a.threshold, a.action, c.between(a.raised, end)))
@@ -399,12 +399,12 @@ func (c *chart) probeState(cond statemap.Condition) statemap.State {
 func (c *chart) alarm(name string, a *alarmTrack, y int) {
 	end := a.ended
 	how := a.end
-	if end == fence.Never {
+	if end == statemap.Never {
 		end = c.span
 		how = "still active at " + c.clock(end)
 	}
 	title := fmt.Sprintf("%s alarm %s (threshold %d, action %s): raised %s; %s", name, a.cond, a.threshold, a.action, c.clock(a.raised), how)
-	if a.waiting != fence.Never {
+	if a.waiting != statemap.Never {
 		title += fmt.Sprintf("; expired at %s with no manager up to fence it", c.clock(a.waiting))
 	}
 	cls := fmt.Sprintf("a%d", c.probeState(a.cond))
@@ -441,7 +441,7 @@ func (c *chart) alarm(name string, a *alarmTrack, y int) {
 // is still active at the end of the run. An alarm that waited for a coordinator expires when a
 // manager comes up, before that instant's tick; a probe heals or clears one before it too.
 func (a *alarmTrack) endsOnTick() bool {
-	return a.ended == fence.Never || (a.expired && a.waiting == fence.Never)
+	return a.ended == statemap.Never || (a.expired && a.waiting == statemap.Never)
 }
 
 // alarmTicks returns the timekeeper's ticks that count for an alarm raised at raised and ended

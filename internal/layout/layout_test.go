@@ -18,9 +18,10 @@ var rank = map[string]int{
 	"conf": 0, "fileline": 0, "internal/input": 0, "internal/output": 0, "fault": 0, "internal/layout": 0, "internal/cputime": 0,
 	"statemap": 1,
 	// The decision core: pure, and never aware of how it is driven.
-	// fence decides on the cluster's state; group and repl build on its Cluster, Merge and
-	// candidate rule; cluster composes the three per node.
-	"fence": 2, "group": 3, "repl": 3,
+	// fence decides on the cluster's state and merges its copies; group decides the managers'
+	// views, quorum and which copy a merge adopts, beside fence and knowing none of it; repl
+	// builds on fence's Cluster and candidate rule; cluster composes the three per node.
+	"fence": 2, "group": 2, "repl": 3,
 	// The vocabulary of a run: its actions, outcomes, events and echoes.
 	"act":     4,
 	"cluster": 5,
@@ -154,6 +155,9 @@ func TestNamedDirections(t *testing.T) {
 	// The scheduler drives a Machine: it knows neither Tungsten's group nor its cluster, so that
 	// another manager's rules plug in beside core.Core.
 	never("drive", "group", "cluster", "core")
+	// The managers' group decides views, quorum and adoption on its own: the engine's copies
+	// and their merge are fence's, and the tick arithmetic is the statemap's.
+	never("group", "fence")
 	never("monitor", "sim", "check")
 	never("sim", "monitor", "proxy", "check")
 	never("check", "monitor", "proxy")
