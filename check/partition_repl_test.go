@@ -20,8 +20,8 @@ import (
 type finalTap struct{ f *repl.Final }
 
 func (o *finalTap) Event(ev fence.Event) {
-	if f, ok := ev.(repl.Final); ok {
-		o.f = &f
+	if f, ok := ev.(*repl.Final); ok {
+		o.f = f
 	}
 }
 

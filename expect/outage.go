@@ -22,7 +22,7 @@ type client struct {
 
 // Event implements drive.Observer.
 func (c *client) Event(ev fence.Event) {
-	if f, ok := ev.(repl.Final); ok {
+	if f, ok := ev.(*repl.Final); ok {
 		s := f.Summary
 		c.final = &s
 	}

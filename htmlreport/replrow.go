@@ -57,7 +57,7 @@ func (r *Recorder) replEvent(ev fence.Event, desc func() string) {
 		return
 	}
 	switch ev := ev.(type) {
-	case repl.Applied:
+	case *repl.Applied:
 		n := repl.EventNode(ev.Input)
 		s := t.streams[n][len(t.streams[n])-1].V
 		switch in := ev.Input.(type) {
@@ -71,7 +71,7 @@ func (r *Recorder) replEvent(ev fence.Event, desc func() string) {
 			s.Stopped = !in.Running
 		}
 		t.streams[n] = set(t.streams[n], ev.At, s, desc())
-	case repl.StreamCut:
+	case *repl.StreamCut:
 		if ev.Node < len(t.streams) {
 			s := t.streams[ev.Node][len(t.streams[ev.Node])-1].V
 			s.Cut, s.CutFrom = ev.Cut, 0
@@ -80,7 +80,7 @@ func (r *Recorder) replEvent(ev fence.Event, desc func() string) {
 			}
 			t.streams[ev.Node] = set(t.streams[ev.Node], ev.At, s, desc())
 		}
-	case repl.Promoted:
+	case *repl.Promoted:
 		// The promoted node has no source now, and a replica cut from the master it replaces
 		// is repointed to it, which it reaches: neither is cut any more (the replay tells no
 		// StreamCut for that: the promotion says it).
@@ -94,7 +94,7 @@ func (r *Recorder) replEvent(ev fence.Event, desc func() string) {
 		if len(ev.Ranking) > 0 {
 			t.rankings = append(t.rankings, ranking{At: ev.At, Promoted: ev.Node, Standings: repl.Rank(ev.Ranking), Title: desc()})
 		}
-	case repl.Unranked:
+	case *repl.Unranked:
 		t.rankings = append(t.rankings, ranking{At: ev.At, Promoted: -1, Standings: repl.Rank(ev.Standings), Title: desc()})
 	}
 }

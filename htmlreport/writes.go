@@ -56,7 +56,7 @@ func (r *Recorder) clientEvent(ev fence.Event, desc func() string) {
 				say()
 			}
 		}
-	case repl.Applied:
+	case *repl.Applied:
 		if w.semisync {
 			say() // a replica that stores late or nothing holds semisync's acknowledgements
 		}
@@ -75,24 +75,24 @@ func (r *Recorder) clientEvent(ev fence.Event, desc func() string) {
 		if ev.Role == fence.Master {
 			w.writer = ev.Node
 		}
-	case repl.Promoted:
+	case *repl.Promoted:
 		title := fmt.Sprintf("failover at %s: %s. %s", narrate.Clock(r.tl.Start, ev.At), narrate.LossWords(r.names, ev.Lost), desc())
 		w.losses = append(w.losses, mark{At: ev.At, Node: ev.From, Kind: fence.KindFailover, Title: title})
 		if ev.WritableAt > ev.At {
 			w.notes = append(w.notes, note{At: ev.At, Words: fmt.Sprintf("%s; takes writes at %s", desc(), narrate.Clock(r.tl.Start, ev.WritableAt))})
 		}
-	case repl.AppTarget:
+	case *repl.AppTarget:
 		// During a partition the application writes to the writable master of its side.
 		w.writer = ev.Master
 		say()
-	case repl.Overwritten:
+	case *repl.Overwritten:
 		w.losses = append(w.losses, mark{At: ev.At, Node: ev.Node, Title: fmt.Sprintf("merge at %s: %s. %s", narrate.Clock(r.tl.Start, ev.At), narrate.LossWords(r.names, ev.Lost), desc())})
-	case repl.FellBack:
+	case *repl.FellBack:
 		w.semi = append(w.semi, mark{At: ev.At, Node: ev.Master, Kind: fence.KindNodeFailed, Title: desc()})
-	case repl.Returned:
+	case *repl.Returned:
 		w.semi = append(w.semi, mark{At: ev.At, Node: ev.Master, Kind: fence.KindNodeRecovered, Title: desc()})
-	case repl.Final:
-		f := ev
+	case *repl.Final:
+		f := *ev
 		w.final = &f
 	}
 }

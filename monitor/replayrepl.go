@@ -314,7 +314,7 @@ func ReplayRepl(ctx context.Context, cfg ReplayReplConfig) (ReplayReplResult, er
 			left.acted(a)
 		}
 		if err == nil && a.Input != nil {
-			obs.Event(repl.Applied{At: a.At, Input: a.Input})
+			obs.Event(&repl.Applied{At: a.At, Input: a.Input})
 		}
 	}
 	if cfg.Ready != nil {

@@ -12,11 +12,11 @@ import (
 // is false for any other event.
 func describeRepl(names []string, ev fence.Event) (s string, ok bool) {
 	switch ev := ev.(type) {
-	case repl.Applied:
+	case *repl.Applied:
 		return names[repl.EventNode(ev.Input)] + " " + ReplInput(ev.Input), true
-	case repl.Promoted:
+	case *repl.Promoted:
 		return fmt.Sprintf("%s promoted at position %d%s; %s; %s", names[ev.Node], ev.Stored, rankingWords(names, ev.Ranking), backlogWords(ev.Backlog), LossWords(names, ev.Lost)), true
-	case repl.Writable:
+	case *repl.Writable:
 		switch {
 		case ev.Unapplied > 0:
 			return fmt.Sprintf("%s takes writes after the apply wait of %s, with %d stored positions still to apply (applied after, not lost)", names[ev.Node], ev.Waited, ev.Unapplied), true
@@ -24,23 +24,23 @@ func describeRepl(names []string, ev fence.Event) (s string, ok bool) {
 			return fmt.Sprintf("%s takes writes: it applied what it stored, %s after its promotion", names[ev.Node], ev.Waited), true
 		}
 		return fmt.Sprintf("%s takes writes at once: nothing to apply", names[ev.Node]), true
-	case repl.FellBack:
+	case *repl.FellBack:
 		return fmt.Sprintf("%s semisync fell back to async: no replica stored a commit for %s; %d waiting commits answered", names[ev.Master], ev.At-ev.Since, ev.Waiting), true
-	case repl.Returned:
+	case *repl.Returned:
 		return fmt.Sprintf("%s semisync is back: %s stored every commit", names[ev.Master], names[ev.Replica]), true
-	case repl.Overwritten:
+	case *repl.Overwritten:
 		kept := "a copy with no master"
 		if ev.Kept >= 0 {
 			kept = names[ev.Kept] + "'s copy"
 		}
 		return fmt.Sprintf("%s overwritten by %s at the merge; %s", names[ev.Node], kept, LossWords(names, ev.Lost)), true
-	case repl.Unranked:
+	case *repl.Unranked:
 		return fmt.Sprintf("%s no candidate by the ranking: %s", names[ev.Master], Excluded(names, ev.Standings)), true
-	case repl.Final:
+	case *repl.Final:
 		return "replication summary", true
-	case repl.AppTarget:
-		return AppTargetWords(names, ev), true
-	case repl.StreamCut:
+	case *repl.AppTarget:
+		return AppTargetWords(names, *ev), true
+	case *repl.StreamCut:
 		if ev.Cut {
 			return fmt.Sprintf("%s stream from %s cut by the partition: it stores nothing new", names[ev.Node], names[ev.Source]), true
 		}
@@ -159,33 +159,33 @@ func plural64(n int64, word string) string {
 // replJSON fills the fields of j that a replication event has; ok is false for any other.
 func replJSON(j *EventJSON, names []string, ev fence.Event) bool {
 	switch ev := ev.(type) {
-	case repl.Applied:
+	case *repl.Applied:
 		j.Event, j.Node, j.Detail = "replication", names[repl.EventNode(ev.Input)], ReplInput(ev.Input)
-	case repl.Promoted:
+	case *repl.Promoted:
 		j.Event, j.Node = "promoted", names[ev.Node]
 		if ev.From >= 0 {
 			j.From = names[ev.From]
 		}
 		n := int(ev.Lost.Count)
 		j.Count, j.Detail = &n, LossWords(names, ev.Lost)
-	case repl.Writable:
+	case *repl.Writable:
 		j.Event, j.Node = "writable", names[ev.Node]
-	case repl.FellBack:
+	case *repl.FellBack:
 		j.Event, j.Master = "semisync-fallback", names[ev.Master]
-	case repl.Returned:
+	case *repl.Returned:
 		j.Event, j.Master, j.Node = "semisync-returned", names[ev.Master], names[ev.Replica]
-	case repl.Overwritten:
+	case *repl.Overwritten:
 		j.Event, j.Node = "overwritten", names[ev.Node]
 		n := int(ev.Lost.Count)
 		j.Count, j.Detail = &n, LossWords(names, ev.Lost)
-	case repl.Unranked:
+	case *repl.Unranked:
 		j.Event, j.Node, j.Detail = "unranked", names[ev.Master], Excluded(names, ev.Standings)
-	case repl.AppTarget:
+	case *repl.AppTarget:
 		j.Event, j.Node = "application", names[ev.Near]
 		if ev.Master >= 0 {
 			j.Master = names[ev.Master]
 		}
-	case repl.StreamCut:
+	case *repl.StreamCut:
 		j.Event, j.Node, j.Master = "stream-restored", names[ev.Node], names[ev.Source]
 		if ev.Cut {
 			j.Event = "stream-cut"

@@ -37,7 +37,7 @@ func (p *maxOutage) Topics() Topics {
 
 // Event implements Property.
 func (p *maxOutage) Event(ev fence.Event) bool {
-	if f, ok := ev.(repl.Final); ok {
+	if f, ok := ev.(*repl.Final); ok {
 		if o := f.Summary.Outage; o.Length() > p.max {
 			p.fail(o.From, "no write was acknowledged for %s, until %s (%d writes failed): longer than %s", o.Length(), narrate.Clock(p.start, o.To), o.Writes, p.max)
 		}
@@ -61,7 +61,7 @@ func (p *noAckedWriteLost) Topics() Topics {
 
 // Event implements Property.
 func (p *noAckedWriteLost) Event(ev fence.Event) bool {
-	if f, ok := ev.(repl.Final); ok {
+	if f, ok := ev.(*repl.Final); ok {
 		for _, l := range f.Summary.Losses {
 			if l.Count > 0 {
 				if l.Cause == repl.LostAtMerge {

@@ -75,7 +75,7 @@ func TopicOf(ev fence.Event) Topic {
 		}
 	case *act.FaultSet:
 		return TopicFault
-	case repl.Final:
+	case *repl.Final:
 		return TopicFinal
 	case *cluster.GroupState:
 		return TopicGroupState

@@ -143,7 +143,7 @@ func (m *Model) promote(in Promote) {
 		d.Ranking = m.ranking
 	}
 	m.hasRanked = false
-	m.emit(d)
+	m.emit(&d)
 }
 
 func (m *Model) fail(in Fail) {
@@ -191,7 +191,7 @@ func (m *Model) merge(in Merge) {
 			m.setApp(in.Kept)
 		}
 		m.losses = append(m.losses, loss)
-		m.emit(Overwritten{At: m.now, Node: o, Kept: in.Kept, Lost: loss})
+		m.emit(&Overwritten{At: m.now, Node: o, Kept: in.Kept, Lost: loss})
 	}
 	for _, r := range in.Repoint {
 		if m.checkNode(r).role != replica || in.Kept == -1 {

@@ -62,19 +62,19 @@ type Overwritten struct {
 }
 
 // When implements Decision.
-func (d FellBack) When() time.Duration { return d.At }
+func (d *FellBack) When() time.Duration { return d.At }
 
 // When implements Decision.
-func (d Returned) When() time.Duration { return d.At }
+func (d *Returned) When() time.Duration { return d.At }
 
 // When implements Decision.
-func (d Promoted) When() time.Duration { return d.At }
+func (d *Promoted) When() time.Duration { return d.At }
 
 // When implements Decision.
-func (d Writable) When() time.Duration { return d.At }
+func (d *Writable) When() time.Duration { return d.At }
 
 // When implements Decision.
-func (d Overwritten) When() time.Duration { return d.At }
+func (d *Overwritten) When() time.Duration { return d.At }
 
 func (FellBack) decision()    {}
 func (Returned) decision()    {}

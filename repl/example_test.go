@@ -23,13 +23,13 @@ func Example() {
 
 	for _, d := range m.Ready() {
 		switch d := d.(type) {
-		case repl.Promoted:
+		case *repl.Promoted:
 			fmt.Printf("promoted db%d with %d stored; lost %d acknowledged writes (%d..%d)\n",
 				d.Node+1, d.Stored, d.Lost.Count, d.Lost.First, d.Lost.Last)
 			for _, s := range d.Ranking {
 				fmt.Printf("  db%d stored %d lag %v: %v\n", s.Node+1, s.Stored, s.Lag, s.Excluded)
 			}
-		case repl.Writable:
+		case *repl.Writable:
 			fmt.Printf("db%d writable after %v\n", d.Node+1, d.Waited)
 		}
 	}

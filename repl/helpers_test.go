@@ -80,11 +80,14 @@ func same(t *testing.T, what string, got, want any) {
 }
 
 // decisionsOf returns the decisions of type T, in order.
-func decisionsOf[T Decision](ds []Decision) []T {
+func decisionsOf[T any, P interface {
+	*T
+	Decision
+}](ds []Decision) []T {
 	var out []T
 	for _, d := range ds {
-		if x, ok := d.(T); ok {
-			out = append(out, x)
+		if x, ok := d.(P); ok {
+			out = append(out, *x)
 		}
 	}
 	return out

@@ -107,7 +107,7 @@ func TestSemisyncFallsBackAndReturns(t *testing.T) {
 		t.Errorf("Next after the stop = %v, %v; want 40s", at, ok)
 	}
 	m.Close(40 * time.Second)
-	same(t, "at 40s", m.Ready(), []Decision{FellBack{At: 40 * time.Second, Master: 0, Since: 30 * time.Second, Waiting: 100}})
+	same(t, "at 40s", m.Ready(), []Decision{&FellBack{At: 40 * time.Second, Master: 0, Since: 30 * time.Second, Waiting: 100}})
 	if _, ok := m.Next(); ok {
 		t.Errorf("a decision due with the replicator stopped")
 	}
@@ -116,7 +116,7 @@ func TestSemisyncFallsBackAndReturns(t *testing.T) {
 		t.Errorf("Next after the start = %v, %v; want 60s: db2 caught up at once", at, ok)
 	}
 	m.Close(60 * time.Second)
-	same(t, "at 60s", m.Ready(), []Decision{Returned{At: 60 * time.Second, Master: 0, Replica: 1}})
+	same(t, "at 60s", m.Ready(), []Decision{&Returned{At: 60 * time.Second, Master: 0, Replica: 1}})
 	m.Close(90 * time.Second)
 	same(t, "summary", m.Summary(), Summary{
 		Offered: 901, Acknowledged: 820, Failed: 81, Committed: 901,

@@ -35,13 +35,13 @@ type Final struct {
 }
 
 // When implements fence.Event.
-func (n Applied) When() time.Duration { return n.At }
+func (n *Applied) When() time.Duration { return n.At }
 
 // When implements fence.Event.
-func (n Unranked) When() time.Duration { return n.At }
+func (n *Unranked) When() time.Duration { return n.At }
 
 // When implements fence.Event.
-func (n Final) When() time.Duration { return n.At }
+func (n *Final) When() time.Duration { return n.At }
 
 // AppTarget: from At the application, beside node Near, writes to writer Master, -1 for none:
 // during a partition, the writable master on its own side, if any (a replay tells it when the
@@ -61,7 +61,7 @@ type StreamCut struct {
 }
 
 // When implements fence.Event.
-func (n AppTarget) When() time.Duration { return n.At }
+func (n *AppTarget) When() time.Duration { return n.At }
 
 // When implements fence.Event.
-func (n StreamCut) When() time.Duration { return n.At }
+func (n *StreamCut) When() time.Duration { return n.At }

@@ -198,9 +198,10 @@ func TestMatchesReference(t *testing.T) {
 			t.Fatalf("summary:\n got %+v\nwant %+v", got, want)
 		}
 		for i, d := range ds {
-			if p, ok := d.(Promoted); ok {
-				p.Ranking, p.WritableAt = nil, 0
-				ds[i] = p
+			if p, ok := d.(*Promoted); ok {
+				c := *p
+				c.Ranking, c.WritableAt = nil, 0
+				ds[i] = &c
 			}
 		}
 		if !equal(ds, wantDs) {

@@ -262,7 +262,7 @@ func (r *ref) step(in Input) {
 			r.loseWrites(&l, r.nodes[in.From].hist, g)
 		}
 		r.losses = append(r.losses, l)
-		r.out = append(r.out, Promoted{At: l.At, Node: in.Node, From: in.From, Stored: s, Backlog: s - ap, Lost: l})
+		r.out = append(r.out, &Promoted{At: l.At, Node: in.Node, From: in.From, Stored: s, Backlog: s - ap, Lost: l})
 	case Fail:
 		r.nodes[in.Node].role = out
 		if r.app == in.Node {
@@ -295,7 +295,7 @@ func (r *ref) step(in Input) {
 				r.setApp(in.Kept)
 			}
 			r.losses = append(r.losses, l)
-			r.out = append(r.out, Overwritten{At: l.At, Node: o, Kept: in.Kept, Lost: l})
+			r.out = append(r.out, &Overwritten{At: l.At, Node: o, Kept: in.Kept, Lost: l})
 		}
 		for _, x := range in.Repoint {
 			g := r.nodes[in.Kept].hist
@@ -341,7 +341,7 @@ func (r *ref) decide() {
 		ap := max(n.promoAp, min(n.promoS, r.storedAt(j, r.g-n.promoA)))
 		if ap >= n.promoS || (r.wait > 0 && r.g >= n.promoT+r.wait) {
 			n.ready = true
-			r.out = append(r.out, Writable{At: time.Duration(r.g) * q, Node: j, Waited: time.Duration(r.g-n.promoT) * q, Unapplied: n.promoS - ap})
+			r.out = append(r.out, &Writable{At: time.Duration(r.g) * q, Node: j, Waited: time.Duration(r.g-n.promoT) * q, Unapplied: n.promoS - ap})
 		}
 	}
 	if r.cfg.Mode != Semisync {
@@ -355,7 +355,7 @@ func (r *ref) decide() {
 		a := &r.nodes[r.app]
 		a.semiOn, a.offTarget = false, int64(len(r.hists[a.hist].origin))
 		r.fallbacks++
-		r.out = append(r.out, FellBack{At: time.Duration(r.g) * q, Master: r.app, Since: time.Duration(w[0].k) * q, Waiting: int64(len(w))})
+		r.out = append(r.out, &FellBack{At: time.Duration(r.g) * q, Master: r.app, Since: time.Duration(w[0].k) * q, Waiting: int64(len(w))})
 	}
 	for j := range r.nodes {
 		n := &r.nodes[j]
@@ -365,7 +365,7 @@ func (r *ref) decide() {
 		for f := range r.nodes {
 			if fn := &r.nodes[f]; fn.role == replica && fn.src == n.hist && fn.stored >= n.offTarget {
 				n.semiOn = true
-				r.out = append(r.out, Returned{At: time.Duration(r.g) * q, Master: j, Replica: f})
+				r.out = append(r.out, &Returned{At: time.Duration(r.g) * q, Master: j, Replica: f})
 				break
 			}
 		}

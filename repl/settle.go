@@ -42,7 +42,7 @@ func (m *Model) decide() {
 		n := &m.nodes[j]
 		if n.role == writer && !n.ready && n.readyAt <= c {
 			n.ready = true
-			m.emit(Writable{At: c, Node: j, Waited: c - n.promotedAt, Unapplied: n.unapplied})
+			m.emit(&Writable{At: c, Node: j, Waited: c - n.promotedAt, Unapplied: n.unapplied})
 		}
 	}
 	if m.cfg.Mode != Semisync {
@@ -61,7 +61,7 @@ func (m *Model) decide() {
 		m.answerStored(c, math.MaxInt64)
 		w.semiOn, w.offTarget = false, m.hists[w.hist].top
 		m.fallbacks++
-		m.emit(d)
+		m.emit(&d)
 	}
 	for j := range m.nodes {
 		n := &m.nodes[j]
@@ -71,7 +71,7 @@ func (m *Model) decide() {
 		for r := range m.nodes {
 			if f := &m.nodes[r]; f.role == replica && f.src == n.hist && m.stored(r, c) >= n.offTarget {
 				n.semiOn = true
-				m.emit(Returned{At: c, Master: j, Replica: r})
+				m.emit(&Returned{At: c, Master: j, Replica: r})
 				break
 			}
 		}

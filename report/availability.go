@@ -26,7 +26,7 @@ func (r *Report) replEvent(ev fence.Event) {
 	clock := func(d time.Duration) string { return narrate.Clock(r.tl.Start, d) }
 	s := &r.repl
 	switch ev := ev.(type) {
-	case repl.Promoted:
+	case *repl.Promoted:
 		rank := ""
 		if len(ev.Ranking) > 0 {
 			rank = fmt.Sprintf(" by the ranking (the most stored wins, then the lowest precedence, then cluster order): %s", rankingList(r.names, ev.Ranking))
@@ -35,7 +35,7 @@ func (r *Report) replEvent(ev fence.Event) {
 		if ev.From >= 0 {
 			s.lines = append(s.lines, fmt.Sprintf("  %s", narrate.LossWords(r.names, ev.Lost)))
 		}
-	case repl.Writable:
+	case *repl.Writable:
 		w := fmt.Sprintf("  %s took writes at %s, %s after its promotion", r.names[ev.Node], clock(ev.At), ev.Waited)
 		if ev.Waited == 0 {
 			w = fmt.Sprintf("  %s took writes at once: nothing stored left to apply", r.names[ev.Node])
@@ -44,24 +44,24 @@ func (r *Report) replEvent(ev fence.Event) {
 			w += fmt.Sprintf(", cut short by the apply wait: %d stored positions applied after, not lost", ev.Unapplied)
 		}
 		s.lines = append(s.lines, w)
-	case repl.FellBack:
+	case *repl.FellBack:
 		// The first fallback and return are told; a master that flaps (a stream lagging more
 		// than the timeout) is counted, not told line by line.
 		if s.fallback.n++; s.fallback.n == 1 {
 			s.lines = append(s.lines, fmt.Sprintf("semisync on %s fell back to async at %s: no replica stored a commit for %s", r.names[ev.Master], clock(ev.At), ev.At-ev.Since))
 		}
 		s.fallback.last, s.fallback.lastOn = ev.At, ev.Master
-	case repl.Returned:
+	case *repl.Returned:
 		if s.fallback.back++; s.fallback.back == 1 {
 			s.lines = append(s.lines, fmt.Sprintf("semisync on %s back at %s: %s stored every commit", r.names[ev.Master], clock(ev.At), r.names[ev.Replica]))
 		}
 		s.fallback.lastAt = ev.At
-	case repl.Unranked:
+	case *repl.Unranked:
 		s.lines = append(s.lines, fmt.Sprintf("no candidate at %s: the ranking excluded %s", clock(ev.At), narrate.Excluded(r.names, ev.Standings)))
-	case repl.Overwritten:
+	case *repl.Overwritten:
 		s.lines = append(s.lines, fmt.Sprintf("%s overwritten at %s: %s", r.names[ev.Node], clock(ev.At), narrate.LossWords(r.names, ev.Lost)))
-	case repl.Final:
-		f := ev
+	case *repl.Final:
+		f := *ev
 		s.final = &f
 	}
 }

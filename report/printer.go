@@ -43,7 +43,7 @@ func NewPrinter(w io.Writer, f Format, start time.Time, names []string) *Printer
 
 // Event implements drive.Observer.
 func (p *Printer) Event(ev fence.Event) {
-	if _, final := ev.(repl.Final); p.err != nil || final {
+	if _, final := ev.(*repl.Final); p.err != nil || final {
 		return // the replication summary is the verdict's, not the log's
 	}
 	if _, note := ev.(*cluster.GroupState); note {

@@ -139,7 +139,7 @@ func (r *replRun) begin(t time.Duration) {
 		}
 		r.touched()
 		r.m.Step(e.At, in)
-		r.tell(repl.Applied{At: e.At, Input: e.Input})
+		r.tell(&repl.Applied{At: e.At, Input: e.Input})
 		r.flush()
 	}
 	r.now, r.stepped = t, r.next > 0 && r.evs[r.next-1].At == t
@@ -243,7 +243,7 @@ func (r *replRun) Instant(at time.Duration, e fence.View) {
 	}
 	r.stepped = false
 	if at == r.end {
-		r.tell(repl.Final{At: at, Config: r.cfg, Summary: r.m.Summary(), Ledger: r.m.Ledger(), Workload: r.workload})
+		r.tell(&repl.Final{At: at, Config: r.cfg, Summary: r.m.Summary(), Ledger: r.m.Ledger(), Workload: r.workload})
 	}
 	for _, o := range r.inst {
 		o.Instant(at, e)
@@ -349,5 +349,5 @@ func (r *replRun) unranked(ev *fence.NoCandidate) {
 		return
 	}
 	s := r.m.Standings(func(j int) bool { return eligible[j] }, nil)
-	r.tell(repl.Unranked{At: ev.At, Master: ev.Node, Standings: s})
+	r.tell(&repl.Unranked{At: ev.At, Master: ev.Node, Standings: s})
 }

@@ -197,10 +197,10 @@ func (r *replRun) recut(at time.Duration) {
 		if c.Was >= 0 && r.role[j] == core.Replica && s.Src[j] == c.Was {
 			// Cut from the same master before: the partition healed between them. (A replica
 			// repointed to a master it reaches streams from it at once: the promotion says so.)
-			r.tell(repl.StreamCut{At: at, Node: j, Source: c.Was})
+			r.tell(&repl.StreamCut{At: at, Node: j, Source: c.Was})
 		}
 		if c.Cut >= 0 {
-			r.tell(repl.StreamCut{At: at, Node: j, Source: c.Cut, Cut: true})
+			r.tell(&repl.StreamCut{At: at, Node: j, Source: c.Cut, Cut: true})
 		}
 	}
 }
@@ -228,6 +228,6 @@ func (r *replRun) retarget(at time.Duration) {
 	}
 	if target != s.told && r.workload {
 		s.told = target
-		r.tell(repl.AppTarget{At: at, Near: s.near, Master: target})
+		r.tell(&repl.AppTarget{At: at, Near: s.near, Master: target})
 	}
 }

@@ -85,7 +85,7 @@ func (w *watch) replay(tl *timeline.Timeline, s Setting) outcome {
 
 // Event implements drive.Observer.
 func (w *watch) Event(ev fence.Event) {
-	if f, ok := ev.(repl.Final); ok && f.Workload {
+	if f, ok := ev.(*repl.Final); ok && f.Workload {
 		w.out.unavailable, w.out.lost = f.Summary.Unavailable, f.Summary.Lost
 		return
 	}

@@ -214,7 +214,7 @@ func (m *Main) runReplayLiveRepl(ctx context.Context, c *cobra.Command, o *repla
 				First: res.Lost[0], Last: res.Lost[len(res.Lost)-1]}}
 		}
 		for _, ob := range cfg.Observers {
-			ob.Event(repl.Final{At: tl.End, Config: r.Config, Summary: fin, Workload: true})
+			ob.Event(&repl.Final{At: tl.End, Config: r.Config, Summary: fin, Workload: true})
 		}
 		run.extra = "decisions, simulated against live (within one tick):\n  " + strings.Join(res.Decisions, "\n  ") +
 			"\n\nstate changes, simulated against live (within one tick):\n  " + strings.Join(res.States, "\n  ") +
@@ -319,7 +319,7 @@ func simulateRepl(tl *timeline.Timeline, sm *statemap.Map) (*monitor.Recorder, r
 type finalCatcher struct{ summary repl.Summary }
 
 func (f *finalCatcher) Event(ev fence.Event) {
-	if fin, ok := ev.(repl.Final); ok {
+	if fin, ok := ev.(*repl.Final); ok {
 		f.summary = fin.Summary
 	}
 }
