@@ -124,3 +124,19 @@ func (f *FaultSet) When() time.Duration { return f.At }
 func (f *FaultSet) Echoed() Action {
 	return Action{At: f.At, Kind: SetFault, Node: f.Node, Fault: f.Fault}
 }
+
+// Replicated is an adapter's echo of a Replicate action: the replication input Input (a
+// timeline's link, lag, stream or replicator event) was applied to the world's replication at
+// At (the simulator's model, or a live replay's real servers).
+type Replicated struct {
+	At    time.Duration
+	Input repl.Input
+}
+
+// When implements Event.
+func (r *Replicated) When() time.Duration { return r.At }
+
+// Echoed implements Echo.
+func (r *Replicated) Echoed() Action {
+	return Action{At: r.At, Kind: Replicate, Node: repl.EventNode(r.Input), Repl: r.Input}
+}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/repl"
 )
@@ -57,7 +58,7 @@ func (r *Recorder) replEvent(ev fence.Event, desc func() string) {
 		return
 	}
 	switch ev := ev.(type) {
-	case *repl.Applied:
+	case *act.Replicated:
 		n := repl.EventNode(ev.Input)
 		s := t.streams[n][len(t.streams[n])-1].V
 		switch in := ev.Input.(type) {

@@ -56,7 +56,7 @@ func (r *Recorder) clientEvent(ev fence.Event, desc func() string) {
 				say()
 			}
 		}
-	case *repl.Applied:
+	case *act.Replicated:
 		if w.semisync {
 			say() // a replica that stores late or nothing holds semisync's acknowledgements
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/rs/zerolog"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
@@ -314,7 +315,7 @@ func ReplayRepl(ctx context.Context, cfg ReplayReplConfig) (ReplayReplResult, er
 			left.acted(a)
 		}
 		if err == nil && a.Input != nil {
-			obs.Event(&repl.Applied{At: a.At, Input: a.Input})
+			obs.Event(&act.Replicated{At: a.At, Input: a.Input})
 		}
 	}
 	if cfg.Ready != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/repl"
 )
@@ -12,7 +13,7 @@ import (
 // is false for any other event.
 func describeRepl(names []string, ev fence.Event) (s string, ok bool) {
 	switch ev := ev.(type) {
-	case *repl.Applied:
+	case *act.Replicated:
 		return names[repl.EventNode(ev.Input)] + " " + ReplInput(ev.Input), true
 	case *repl.Promoted:
 		return fmt.Sprintf("%s promoted at position %d%s; %s; %s", names[ev.Node], ev.Stored, rankingWords(names, ev.Ranking), backlogWords(ev.Backlog), LossWords(names, ev.Lost)), true
@@ -159,7 +160,7 @@ func plural64(n int64, word string) string {
 // replJSON fills the fields of j that a replication event has; ok is false for any other.
 func replJSON(j *EventJSON, names []string, ev fence.Event) bool {
 	switch ev := ev.(type) {
-	case *repl.Applied:
+	case *act.Replicated:
 		j.Event, j.Node, j.Detail = "replication", names[repl.EventNode(ev.Input)], ReplInput(ev.Input)
 	case *repl.Promoted:
 		j.Event, j.Node = "promoted", names[ev.Node]

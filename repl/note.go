@@ -3,16 +3,10 @@ package repl
 import "time"
 
 // The notes below are what a replay that runs a Model beside the engine tells its observers
-// besides the model's decisions (which it tells as the Decision values Ready returns). Like the
-// decisions they are values, each implementing When, so that they are fence.Events; unlike the
-// engine's decisions, nothing reuses them.
-
-// Applied: input Input (a timeline's replication event: SetLag, SetApplyLag, SetStream or
-// SetReplicator) was applied at At.
-type Applied struct {
-	At    time.Duration
-	Input Input
-}
+// besides the model's decisions (which it tells as the Decisions Ready returns). Like the
+// decisions they are pointers to structs, each implementing When, so that they are act.Events;
+// unlike the engine's decisions, nothing reuses them. (That a timeline's replication event was
+// applied is an input echo, act.Replicated.)
 
 // Unranked: at At master Master was failed and the engine promoted none, because the ranking
 // found no candidate among the replicas the engine found eligible. Standings is every node's
@@ -33,9 +27,6 @@ type Final struct {
 	Ledger   []Entry
 	Workload bool // a workload issued writes (Config.Rate is not zero)
 }
-
-// When implements fence.Event.
-func (n *Applied) When() time.Duration { return n.At }
 
 // When implements fence.Event.
 func (n *Unranked) When() time.Duration { return n.At }

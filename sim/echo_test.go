@@ -7,6 +7,7 @@ import (
 
 	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/repl"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/timeline"
 )
@@ -21,7 +22,7 @@ func (e *echoes) Event(ev fence.Event) {
 }
 
 // TestEchoesGiveBackTheScript: the input echoes of a run (a fault set, a host down or up, a
-// partition) give back, in order, exactly the timeline's actions of those kinds, their lines
+// partition, a replication event) give back, in order, exactly the timeline's actions of those kinds, their lines
 // aside: what a recorder needs to write a run's inputs back as timeline lines.
 func TestEchoesGiveBackTheScript(t *testing.T) {
 	files, _ := filepath.Glob("testdata/rules/*.timeline")
@@ -41,19 +42,37 @@ func TestEchoesGiveBackTheScript(t *testing.T) {
 				want = append(want, a)
 			}
 		}
-		var got echoes
-		sim.Replay(tl, sm, &got)
+		// The replication events are the timeline's own list, told by the adapter that steps
+		// the replication model: they are held to it apart, in their own order.
+		var wantRepl echoes
+		if tl.Repl != nil {
+			for _, e := range tl.Repl.Events {
+				wantRepl = append(wantRepl, act.Action{At: e.At, Kind: act.Replicate, Node: repl.EventNode(e.Input), Repl: e.Input})
+			}
+		}
+		var all, got, gotRepl echoes
+		sim.Replay(tl, sm, &all)
+		for _, a := range all {
+			if a.Kind == act.Replicate {
+				gotRepl = append(gotRepl, a)
+			} else {
+				got = append(got, a)
+			}
+		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: the echoes give back\n%v\nthe timeline says\n%v", f, got, want)
 		}
-		for _, a := range got {
+		if !reflect.DeepEqual(gotRepl, wantRepl) {
+			t.Errorf("%s: the replication echoes give back\n%v\nthe timeline says\n%v", f, gotRepl, wantRepl)
+		}
+		for _, a := range all {
 			if !echoed[a.Kind] {
 				echoed[a.Kind] = true
 				kinds++
 			}
 		}
 	}
-	if kinds != 4 {
-		t.Fatalf("the timelines echo %d of the 4 kinds of input (%v): the test covers less than it says", kinds, echoed)
+	if kinds != 5 {
+		t.Fatalf("the timelines echo %d of the 5 kinds of input (%v): the test covers less than it says", kinds, echoed)
 	}
 }

@@ -139,7 +139,7 @@ func (r *replRun) begin(t time.Duration) {
 		}
 		r.touched()
 		r.m.Step(e.At, in)
-		r.tell(&repl.Applied{At: e.At, Input: e.Input})
+		r.tell(&act.Replicated{At: e.At, Input: e.Input})
 		r.flush()
 	}
 	r.now, r.stepped = t, r.next > 0 && r.evs[r.next-1].At == t
