@@ -91,8 +91,9 @@ type Outcome struct {
 // Event is what an observer of a run is told of, in order: a decision (of the engine, the
 // group or the replication model), or an Echo of an input the run carried out. Every Event is
 // a pointer to a struct; its maker may reuse it, so it is valid only during the observer's
-// call: to keep one, copy the struct it points to. (fence.Event is the same interface, named
-// where the engine's decisions are.)
+// call: to keep one, copy the struct it points to (fence.Clone for an engine's decision). It is
+// the one event type of the whole stream: fence, group, repl and cluster only declare When on
+// their own.
 type Event interface {
 	// When is the virtual time since the start (t=0) at which it happened.
 	When() time.Duration

@@ -163,7 +163,7 @@ func checkCopies(t *rapid.T, e *fence.Engine, ref *refEngine) {
 // coordinator whose manager is up and, in group mode, that coordinates its own view; a
 // promotion only of a replica of the acting coordinator's view whose manager is up. acting is
 // the coordinator the step itself names (a host ping's), -1 for none.
-func checkEvents(t *rapid.T, e *fence.Engine, evs []fence.Event, now time.Duration, group bool, acting int) {
+func checkEvents(t *rapid.T, e *fence.Engine, evs []act.Event, now time.Duration, group bool, acting int) {
 	for _, ev := range evs {
 		if ev.When() != now {
 			t.Fatalf("an event at %v in a step at %v", ev.When(), now)
@@ -377,7 +377,7 @@ func TestEngineStateMachine(t *testing.T) {
 	})
 }
 
-func describe(names []string, evs []fence.Event) string {
+func describe(names []string, evs []act.Event) string {
 	s := ""
 	for _, ev := range evs {
 		switch ev.(type) {
@@ -392,7 +392,7 @@ func describe(names []string, evs []fence.Event) string {
 
 // keep returns a copy of ev that outlives the observer's call: the engine and the replay
 // reuse what they hand out.
-func keep(ev fence.Event) fence.Event {
+func keep(ev act.Event) act.Event {
 	switch ev := ev.(type) {
 	case fence.Decision:
 		return fence.Clone(ev)
@@ -410,8 +410,8 @@ func keep(ev fence.Event) fence.Event {
 }
 
 // keepAll keeps every decision of a Ready batch, as events.
-func keepAll(ds []fence.Decision) []fence.Event {
-	out := make([]fence.Event, len(ds))
+func keepAll(ds []fence.Decision) []act.Event {
+	out := make([]act.Event, len(ds))
 	for i, d := range ds {
 		out[i] = keep(d)
 	}
@@ -419,7 +419,7 @@ func keepAll(ds []fence.Decision) []fence.Event {
 }
 
 // eventRecorder is an observer that keeps every event.
-type eventRecorder struct{ evs []fence.Event }
+type eventRecorder struct{ evs []act.Event }
 
 // Event keeps the engine's decisions, the driver's notes, and of the group's own events
 // (package cluster's) the unanswered host pings and the split-brain windows. The others are
@@ -428,7 +428,7 @@ type eventRecorder struct{ evs []fence.Event }
 // the views decide, the coordinators, fences, shuns and merges, is in the engine's decisions
 // compared), the script's own notes (HostChanged, Partitioned) and GroupState, a note for
 // observers that is no event of the log.
-func (r *eventRecorder) Event(ev fence.Event) {
+func (r *eventRecorder) Event(ev act.Event) {
 	switch ev.(type) {
 	case fence.Decision, *act.FaultSet, *cluster.HostPingFailed, *cluster.SplitBrain, *cluster.SplitBrainWidened:
 		r.evs = append(r.evs, keep(ev))
@@ -451,7 +451,7 @@ func diffReplay(t interface{ Fatalf(string, ...any) }, tl *timeline.Timeline, m 
 
 // firstDiff returns the index of the first event where a and b differ, by value, and whether
 // they are the same.
-func firstDiff(a, b []fence.Event) (int, bool) {
+func firstDiff(a, b []act.Event) (int, bool) {
 	for i := range min(len(a), len(b)) {
 		if !reflect.DeepEqual(a[i], b[i]) {
 			return i, false

@@ -7,6 +7,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/sim"
@@ -20,7 +21,7 @@ const never = time.Duration(1<<63 - 1)
 // fenceRecorder keeps the first time a master was fenced.
 type fenceRecorder struct{ first time.Duration }
 
-func (r *fenceRecorder) Event(ev fence.Event) {
+func (r *fenceRecorder) Event(ev act.Event) {
 	if r.first != never {
 		return
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/fence"
 
 	"github.com/failsim/failsim/property"
@@ -19,7 +20,7 @@ import (
 // finalTap keeps the replication model's summary at the end of a replay.
 type finalTap struct{ f *repl.Final }
 
-func (o *finalTap) Event(ev fence.Event) {
+func (o *finalTap) Event(ev act.Event) {
 	if f, ok := ev.(*repl.Final); ok {
 		o.f = f
 	}

@@ -32,7 +32,7 @@ type refEngine struct {
 	copyOf []int            // per node: the copy its manager holds
 	coords []int            // per node: its view's coordinator, -1 for none; nil until setCoordinators
 	coord  int              // the cluster's coordinator: the first manager up, or the least of coords
-	out    []fence.Event    // decisions, and in refReplay the fault notes
+	out    []act.Event      // decisions, and in refReplay the fault notes
 }
 
 type refNode struct {
@@ -66,7 +66,7 @@ func (r *refEngine) emit(ev fence.Decision) {
 }
 
 // take returns and forgets the events emitted so far.
-func (r *refEngine) take() []fence.Event {
+func (r *refEngine) take() []act.Event {
 	out := r.out
 	r.out = nil
 	return out
@@ -965,7 +965,7 @@ func (g *refGroup) tick(at time.Duration) {
 // due, and ticks on every tenth second (the group's tick first). Every time in tl must be a
 // whole second. group says whether the managers run as a group (sim.Replay; the live runtime
 // does not).
-func refReplay(tl *timeline.Timeline, m *statemap.Map, group bool) []fence.Event {
+func refReplay(tl *timeline.Timeline, m *statemap.Map, group bool) []act.Event {
 	r := newRefEngine(fence.Config{Nodes: tl.Nodes, Map: m, Policy: tl.Policy})
 	var g *refGroup
 	size := len(tl.Nodes) + len(tl.Witnesses)
@@ -999,7 +999,7 @@ func refReplay(tl *timeline.Timeline, m *statemap.Map, group bool) []fence.Event
 			g.checkWritable(t)
 		}
 	}
-	var log []fence.Event
+	var log []act.Event
 	ev := 0
 	for t := time.Duration(0); t <= tl.End; t += time.Second {
 		for ; ev < len(tl.Events) && tl.Events[ev].At == t; ev++ {

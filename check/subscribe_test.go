@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/property"
 	"github.com/failsim/failsim/sim"
@@ -22,7 +23,7 @@ type toldAll struct {
 	subs    []property.Topics
 }
 
-func (a *toldAll) Event(ev fence.Event) {
+func (a *toldAll) Event(ev act.Event) {
 	t := property.Topics(1) << property.TopicOf(ev)
 	for i, p := range a.props {
 		if p.Event(ev) {

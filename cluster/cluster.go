@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/group"
 )
@@ -23,7 +24,7 @@ type Cluster struct {
 	g    *group.Group
 	n    int // the engine's nodes
 	net  group.Net
-	emit func(fence.Event)
+	emit func(act.Event)
 
 	rule      []group.Rule // per manager: the rule of its last told conclusion; NoView while down
 	copyOf    []int        // per node: the copy the engine was last told it holds
@@ -54,7 +55,7 @@ type Cluster struct {
 // group, and its managers up must be a majority, or all of them (the single-view engine's
 // coordinator is then the group's). New puts the engine in group mode at once
 // (fence.SetCoordinators), which decides nothing then. emit is told every event, in order.
-func New(e *fence.Engine, cfg Config, at time.Duration, emit func(fence.Event)) *Cluster {
+func New(e *fence.Engine, cfg Config, at time.Duration, emit func(act.Event)) *Cluster {
 	n := e.Len()
 	members := make([]group.Member, n+cfg.Witnesses)
 	for i := range members {

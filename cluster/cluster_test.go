@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/group"
 	"github.com/failsim/failsim/statemap"
@@ -39,7 +40,7 @@ func newRig(t *testing.T, n, w int, cfg Config) *rig {
 	return r
 }
 
-func (r *rig) record(ev fence.Event) {
+func (r *rig) record(ev act.Event) {
 	switch ev := ev.(type) {
 	case fence.Decision:
 		r.evs = append(r.evs, ev.Kind().String())

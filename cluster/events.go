@@ -72,22 +72,22 @@ type GroupState struct {
 	Majority int
 }
 
-// When implements fence.Event.
+// When implements act.Event.
 func (e *ViewChanged) When() time.Duration { return e.At }
 
-// When implements fence.Event.
+// When implements act.Event.
 func (e *QuorumChanged) When() time.Duration { return e.At }
 
-// When implements fence.Event.
+// When implements act.Event.
 func (e *HostPingFailed) When() time.Duration { return e.At }
 
-// When implements fence.Event.
+// When implements act.Event.
 func (e *SplitBrain) When() time.Duration { return e.At }
 
-// When implements fence.Event.
+// When implements act.Event.
 func (e *SplitBrainWidened) When() time.Duration { return e.At }
 
-// When implements fence.Event.
+// When implements act.Event.
 func (e *GroupState) When() time.Duration { return e.At }
 
 // HostChanged: member Member's host went down (Down) or came back, as the script said. The
@@ -105,10 +105,10 @@ type Partitioned struct {
 	Segments []int
 }
 
-// When implements fence.Event.
+// When implements act.Event.
 func (e *HostChanged) When() time.Duration { return e.At }
 
-// When implements fence.Event.
+// When implements act.Event.
 func (e *Partitioned) When() time.Duration { return e.At }
 
 // Echoed implements act.Echo: the host action the script carried out.

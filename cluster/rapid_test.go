@@ -4,10 +4,12 @@ import (
 	"testing"
 	"time"
 
+	"pgregory.net/rapid"
+
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/group"
 	"github.com/failsim/failsim/statemap"
-	"pgregory.net/rapid"
 )
 
 // TestClusterStateMachine drives a cluster with rapid: partitions, heals, hosts and managers
@@ -33,7 +35,7 @@ func TestClusterStateMachine(t *testing.T) {
 			primary []group.Set
 			open    bool
 		)
-		emit := func(ev fence.Event) {
+		emit := func(ev act.Event) {
 			switch ev := ev.(type) {
 			case *GroupState:
 				primary = append(primary[:0], ev.Primary...)

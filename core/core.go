@@ -30,7 +30,7 @@ type Core struct {
 	now    time.Duration    // the time of the last input
 	router Router           // the application's routing; nil: Sticky
 
-	out   []fence.Event      // the batch Ready hands out
+	out   []act.Event        // the batch Ready hands out
 	stood []Standing         // how the managers stood at the batch's decisions about a node's service
 	ints  []int              // their CopyOf and MasterOf, back to back
 	state cluster.GroupState // the note noteGroup tells, reused
@@ -197,7 +197,7 @@ func (k *Core) Steady(i int, c statemap.Condition) (bool, time.Duration) { retur
 // Ready returns what was decided since the last Advance, in order: the group's events and the
 // engine's decisions as they came, then those the engine decided outside the group, then what
 // those opened (a split-brain window). The events stay valid until Advance.
-func (k *Core) Ready() []fence.Event {
+func (k *Core) Ready() []act.Event {
 	if k.e.Untaken() {
 		k.take()
 		if k.c != nil {
@@ -236,7 +236,7 @@ func (k *Core) take() {
 
 // tell adds one event to the batch, with how the managers stood at it when it is a decision
 // about a node's service and the group is made.
-func (k *Core) tell(ev fence.Event) {
+func (k *Core) tell(ev act.Event) {
 	k.out = append(k.out, ev)
 	if k.c == nil {
 		return
@@ -263,7 +263,7 @@ func (k *Core) tell(ev fence.Event) {
 // done, by which time the copies may have moved on. An adapter that acts on the decision reads
 // these, not the core's state after the step.
 type Standing struct {
-	ev fence.Event
+	ev act.Event
 	// Writable is the set of nodes that took writes then (cluster.Cluster.WritableSet).
 	Writable group.Set
 	at, n    int // where its CopyOf and MasterOf are in the core's ints
@@ -280,7 +280,7 @@ func (s *Standing) MasterOf(i int) int { return s.ints[s.at+s.n+i] }
 // was decided: for a failover, a failover with no candidate, a node failed or recovered, once
 // the group is made. ok is false for any other event, and without a group (the engine's state
 // after the step is then the state at the decision). Valid until Advance.
-func (k *Core) StandingAt(ev fence.Event) (s Standing, ok bool) {
+func (k *Core) StandingAt(ev act.Event) (s Standing, ok bool) {
 	for _, x := range k.stood {
 		if x.ev == ev {
 			x.ints = k.ints

@@ -6,12 +6,13 @@ import (
 	"testing"
 	"time"
 
+	"pgregory.net/rapid"
+
 	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/core"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/statemap"
-	"pgregory.net/rapid"
 )
 
 // TestReadyIsWhatWasTold: the core hands out in one Ready, unaltered and in order, exactly the
@@ -32,7 +33,7 @@ func TestReadyIsWhatWasTold(t *testing.T) {
 		fresh := func() *fence.Engine { return fence.New(fence.Config{Nodes: nodes, Map: statemap.Default()}) }
 
 		var want []string
-		told := func(ev fence.Event) { want = append(want, describe(ev)) }
+		told := func(ev act.Event) { want = append(want, describe(ev)) }
 		re := fresh()
 		rc := cluster.New(re, cfg, 0, told)
 		rc.Partition(0, nil)
@@ -138,7 +139,7 @@ func TestReadyIsWhatWasTold(t *testing.T) {
 }
 
 // describe is an event as it reads now, its type and every field.
-func describe(ev fence.Event) string { return fmt.Sprintf("%T %+v", ev, ev) }
+func describe(ev act.Event) string { return fmt.Sprintf("%T %+v", ev, ev) }
 
 // TestSticky: the default routing stays where it writes while it can, else takes the first
 // node in cluster order that can, else none.

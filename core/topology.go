@@ -1,6 +1,9 @@
 package core
 
-import "github.com/failsim/failsim/fence"
+import (
+	"github.com/failsim/failsim/act"
+	"github.com/failsim/failsim/fence"
+)
 
 // Role is what a node is to the replication topology the manager keeps, as its decisions made
 // it (docs/engine.md, "Replication and the client's view", rules 57-63).
@@ -79,7 +82,7 @@ func (t Topology) Recover(node int, role fence.Role) bool {
 // Decided follows one decision of a run with no partition (the live runtime's): a failover,
 // a master failed or shunned with none promoted, a recovery. For a failover it returns whom
 // to repoint, appended to repoint; ok is false for any other event.
-func (t Topology) Decided(ev fence.Event, repoint []int) (out []int, ok bool) {
+func (t Topology) Decided(ev act.Event, repoint []int) (out []int, ok bool) {
 	switch ev := ev.(type) {
 	case *fence.Failover:
 		_, repoint = t.Promote(ev.Node, ev.To, false, nil, repoint)

@@ -21,7 +21,7 @@ const s = time.Second
 // log is an observer that writes what it is told, one line each, for exact comparison.
 type log struct{ lines []string }
 
-func (l *log) Event(ev fence.Event) {
+func (l *log) Event(ev act.Event) {
 	kind, node, cond := "fault", -1, statemap.Undefined
 	if d, ok := ev.(fence.Decision); ok {
 		kind = d.Kind().String()

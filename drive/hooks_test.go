@@ -54,7 +54,7 @@ func TestWake(t *testing.T) {
 
 type instants struct{ at *[]time.Duration }
 
-func (o *instants) Event(ev fence.Event)                   {}
+func (o *instants) Event(ev act.Event)                     {}
 func (o *instants) Instant(at time.Duration, _ fence.View) { *o.at = append(*o.at, at) }
 
 func lastOf(ts []time.Duration) time.Duration {

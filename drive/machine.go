@@ -46,7 +46,7 @@ type Machine interface {
 	Steady(i int, c statemap.Condition) (steady bool, until time.Duration)
 	// Ready returns what was decided since the last Advance, in the order decided; the
 	// events stay valid until Advance.
-	Ready() []fence.Event
+	Ready() []act.Event
 	// Advance says the batch Ready returned was consumed; an empty batch needs none.
 	Advance()
 	// View is the read-only view of the engine the observers are shown at an instant's end

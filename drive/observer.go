@@ -3,6 +3,7 @@ package drive
 import (
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/fence"
 )
 
@@ -21,7 +22,7 @@ type Observer interface {
 	// Event is called for each event, in order: the engine's decisions (fence.Decision) and
 	// the driver's notes (a *FaultSet: a fault put on a node's link). ev points into storage
 	// that is reused once the call returns: copy what you keep.
-	Event(ev fence.Event)
+	Event(ev act.Event)
 }
 
 // InstantObserver is an Observer that is also told when each instant ends.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/statemap"
 	"github.com/failsim/failsim/timeline"
@@ -27,7 +28,7 @@ func newAt(x timeline.Expect, name string) *at {
 }
 
 // Event implements drive.Observer.
-func (x *at) Event(fence.Event) {}
+func (x *at) Event(act.Event) {}
 
 // Instant implements drive.InstantObserver.
 func (x *at) Instant(t time.Duration, e fence.View) {

@@ -3,6 +3,7 @@ package expect
 import (
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/group"
@@ -91,7 +92,7 @@ func (x propertyHolds) Verdict() (bool, string) {
 }
 
 // Event implements drive.Observer.
-func (s *Set) Event(ev fence.Event) {
+func (s *Set) Event(ev act.Event) {
 	for _, x := range s.xs {
 		x.Event(ev)
 	}

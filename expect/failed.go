@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/timeline"
@@ -22,7 +23,7 @@ type failed struct {
 }
 
 // Event implements drive.Observer.
-func (x *failed) Event(ev fence.Event) {
+func (x *failed) Event(ev act.Event) {
 	node := -1
 	switch ev := ev.(type) {
 	case *fence.NodeFailed:

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/timeline"
@@ -23,7 +24,7 @@ type failover struct {
 }
 
 // Event implements drive.Observer.
-func (x *failover) Event(ev fence.Event) {
+func (x *failover) Event(ev act.Event) {
 	switch ev := ev.(type) {
 	case *fence.NoCandidate:
 		x.none = append(x.none, *ev)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/group"
@@ -28,7 +29,7 @@ type shunned struct {
 }
 
 // Event implements drive.Observer.
-func (x *shunned) Event(ev fence.Event) {
+func (x *shunned) Event(ev act.Event) {
 	how := ""
 	switch ev := ev.(type) {
 	case *fence.FailsafeShunned:
@@ -80,7 +81,7 @@ type splitBrain struct {
 }
 
 // Event implements drive.Observer.
-func (x *splitBrain) Event(ev fence.Event) { x.windows.Event(ev) }
+func (x *splitBrain) Event(ev act.Event) { x.windows.Event(ev) }
 
 // Verdict implements Expectation.
 func (x *splitBrain) Verdict() (bool, string) {
@@ -111,7 +112,7 @@ type Windows struct {
 
 // Event takes a cluster.SplitBrain or a cluster.SplitBrainWidened: a window names every node
 // writable in it.
-func (w *Windows) Event(ev fence.Event) {
+func (w *Windows) Event(ev act.Event) {
 	if sw, ok := ev.(*cluster.SplitBrainWidened); ok && w.open {
 		w.ws[len(w.ws)-1].Nodes = sw.Writable
 		return
@@ -164,7 +165,7 @@ type primary struct {
 }
 
 // Event implements drive.Observer.
-func (x *primary) Event(ev fence.Event) {
+func (x *primary) Event(ev act.Event) {
 	if s, ok := ev.(*cluster.GroupState); ok {
 		x.now = append(x.now[:0], s.Primary...)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/narrate"
 )
@@ -17,7 +18,7 @@ type noFailover struct {
 }
 
 // Event implements drive.Observer.
-func (x *noFailover) Event(ev fence.Event) {
+func (x *noFailover) Event(ev act.Event) {
 	if fo, ok := ev.(*fence.Failover); ok && x.first == nil {
 		c := *fo
 		x.first = &c

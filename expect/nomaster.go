@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/timeline"
@@ -20,7 +21,7 @@ type noMaster struct {
 }
 
 // Event implements drive.Observer.
-func (x *noMaster) Event(fence.Event) {}
+func (x *noMaster) Event(act.Event) {}
 
 // Instant implements drive.InstantObserver.
 func (x *noMaster) Instant(at time.Duration, e fence.View) {

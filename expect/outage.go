@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/repl"
 	"github.com/failsim/failsim/timeline"
@@ -21,7 +21,7 @@ type client struct {
 }
 
 // Event implements drive.Observer.
-func (c *client) Event(ev fence.Event) {
+func (c *client) Event(ev act.Event) {
 	if f, ok := ev.(*repl.Final); ok {
 		s := f.Summary
 		c.final = &s

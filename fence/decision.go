@@ -7,22 +7,16 @@ import (
 	"github.com/failsim/failsim/statemap"
 )
 
-// Event is what an observer of a run is told of, in order: a Decision of the engine, or a note
-// a driver adds about something the engine does not decide (a *act.FaultSet: the fault put
-// on a node's link).
-// Every Event is a pointer to a struct that its maker reuses: it is valid only until the next
-// call into the engine (for a Decision) or the end of the observer's call (for a note). To keep
-// one, copy the struct it points to (Clone does it for a Decision).
-type Event interface {
-	// When is the virtual time since the start (t=0) at which it happened.
-	When() time.Duration
-}
-
 // Decision is one change the engine decided: one of the pointer types below, each carrying
 // only its own fields, nodes named by their index in Config.Nodes. The set is closed: a
 // consumer's type switch over them is complete. Ready hands them out.
+//
+// A Decision is an event of the run's stream (act.Event, which names it where the whole
+// vocabulary is): a pointer to a struct that the engine reuses, valid only until the next call
+// into the engine; Clone keeps one.
 type Decision interface {
-	Event
+	// When is the virtual time since the start (t=0) at which it was decided.
+	When() time.Duration
 	// Kind says which decision it is, for a name or a counter.
 	Kind() Kind
 	// clone returns a copy that the engine does not reuse; it also seals the set.

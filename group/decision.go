@@ -7,8 +7,8 @@ import (
 
 // Decision is one thing the group decided: one of the struct types below, values carrying
 // only their own fields, members named by index. The set is closed: a consumer's type switch
-// over them is complete. Every Decision has the time it was made (When, so it is a
-// fence.Event too) and a Kind. Ready hands them out, oldest first.
+// over them is complete. Every Decision has the time it was made (When) and a Kind. Ready hands
+// them out, oldest first; package cluster tells a run's observers of them as its own events.
 type Decision interface {
 	// When is the virtual time since the start at which it was decided.
 	When() time.Duration

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/narrate"
@@ -88,7 +89,7 @@ func newGroupTrack(r *Recorder) groupTrack {
 func allMembers(names []string) string { return strings.Join(names, " ") }
 
 // groupEvent keeps what the group's rows need of an event.
-func (r *Recorder) groupEvent(ev fence.Event, desc func() string) {
+func (r *Recorder) groupEvent(ev act.Event, desc func() string) {
 	g := &r.group
 	switch ev := ev.(type) {
 	case *cluster.Partitioned:

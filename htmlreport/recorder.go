@@ -139,7 +139,7 @@ func (r *Recorder) Counted(at time.Duration, node int, c statemap.Condition) {
 }
 
 // Event implements drive.Observer.
-func (r *Recorder) Event(ev fence.Event) {
+func (r *Recorder) Event(ev act.Event) {
 	desc := func() string { return narrate.Clock(r.tl.Start, ev.When()) + " " + narrate.Describe(r.names, ev) }
 	r.clientEvent(ev, desc)
 	r.groupEvent(ev, desc)

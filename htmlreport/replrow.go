@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/failsim/failsim/act"
-	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/repl"
 )
 
@@ -52,7 +51,7 @@ func newReplTrack(r *Recorder) replTrack {
 }
 
 // replEvent keeps what the replication rows need of an event.
-func (r *Recorder) replEvent(ev fence.Event, desc func() string) {
+func (r *Recorder) replEvent(ev act.Event, desc func() string) {
 	t := &r.rp
 	if !t.on {
 		return

@@ -43,7 +43,7 @@ func newClientTrack(r *Recorder) clientTrack {
 }
 
 // clientEvent keeps what the writes row needs of an event.
-func (r *Recorder) clientEvent(ev fence.Event, desc func() string) {
+func (r *Recorder) clientEvent(ev act.Event, desc func() string) {
 	w := &r.client
 	if !w.on {
 		return

@@ -215,7 +215,7 @@ type Recorder struct {
 }
 
 // Event implements drive.Observer.
-func (r *Recorder) Event(ev fence.Event) {
+func (r *Recorder) Event(ev act.Event) {
 	switch ev := ev.(type) {
 	case *fence.StateChanged:
 		r.States = append(r.States, StateChange{At: ev.At, Node: r.Names[ev.Node], From: ev.From, To: ev.To, Condition: ev.Condition})

@@ -319,7 +319,7 @@ type livePromoter struct {
 	done []LivePromotion
 }
 
-func (p *livePromoter) Event(ev fence.Event) {
+func (p *livePromoter) Event(ev act.Event) {
 	others, promotes := p.topo.Decided(ev, nil)
 	if !promotes {
 		return

@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/statemap"
 )
@@ -103,7 +104,7 @@ func (m *Metrics) Probed(i int, c statemap.Condition) {
 }
 
 // Event implements drive.Observer.
-func (m *Metrics) Event(ev fence.Event) {
+func (m *Metrics) Event(ev act.Event) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	known := func(i int) bool { return i < len(m.names) }

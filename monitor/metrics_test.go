@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
@@ -155,7 +156,7 @@ type atInstant struct {
 	done bool
 }
 
-func (a *atInstant) Event(fence.Event) {}
+func (a *atInstant) Event(act.Event) {}
 func (a *atInstant) Instant(at time.Duration, _ fence.View) {
 	if !a.done && at >= a.at {
 		a.done = true

@@ -367,7 +367,7 @@ func (l *lockedObservers) Instant(at time.Duration, e fence.View) {
 	}
 }
 
-func (l *lockedObservers) Event(ev fence.Event) {
+func (l *lockedObservers) Event(ev act.Event) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, o := range l.obs {

@@ -22,13 +22,13 @@ import (
 
 // events is an observer that keeps every event. The runtime calls it from its loop alone.
 type events struct {
-	evs     []fence.Event
+	evs     []act.Event
 	grouped bool // the group decided something a runtime with no group cannot
 }
 
 // keep returns a copy of ev that outlives the observer's call: the engine and the driver reuse
 // what they hand out.
-func keep(ev fence.Event) fence.Event {
+func keep(ev act.Event) act.Event {
 	switch ev := ev.(type) {
 	case fence.Decision:
 		return fence.Clone(ev)
@@ -43,7 +43,7 @@ func keep(ev fence.Event) fence.Event {
 // the group's events (package cluster's), which the runtime, running no group, has not: they
 // are left out, and a trace on which the group decided something the runtime cannot (a
 // majority of managers down: no primary view) is marked grouped.
-func (r *events) Event(ev fence.Event) {
+func (r *events) Event(ev act.Event) {
 	switch ev := ev.(type) {
 	case *fence.CoordinatorChanged:
 		r.grouped = r.grouped || ev.NoPrimary
@@ -59,7 +59,7 @@ func (r *events) Instant(time.Duration, fence.View) {}
 
 // liveEvents runs tl through the runtime on a mock clock, with probers that answer the fault
 // model's prediction for the fault their node has when they start, and returns its events.
-func liveEvents(tl *timeline.Timeline, m *statemap.Map) ([]fence.Event, error) {
+func liveEvents(tl *timeline.Timeline, m *statemap.Map) ([]act.Event, error) {
 	probers := make([]*predicted, len(tl.Nodes))
 	nodes := make([]Node, len(tl.Nodes))
 	for i, n := range tl.Nodes {
@@ -139,7 +139,7 @@ func TestRuntimeMatchesSimulatorOnTraces(t *testing.T) {
 }
 
 // eventDiff shows the first events where the simulator's and the runtime's part, "" if none.
-func eventDiff(names []string, simulated, live []fence.Event) string {
+func eventDiff(names []string, simulated, live []act.Event) string {
 	i := 0
 	for i < len(simulated) && i < len(live) && reflect.DeepEqual(simulated[i], live[i]) {
 		i++

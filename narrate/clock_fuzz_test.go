@@ -51,7 +51,7 @@ func TestAppendDescribe(t *testing.T) {
 		t.Fatal(err)
 	}
 	names := []string{"db1", "db2"}
-	for _, ev := range []fence.Event{
+	for _, ev := range []act.Event{
 		&fence.StateChanged{Node: 1, Condition: statemap.QueryResultsTimeout, From: statemap.Online, To: statemap.Timeout},
 		&fence.AlarmRaised{Node: 0, Condition: statemap.SocketIOError, Threshold: -1, Action: statemap.Fail},
 		&fence.AlarmRaised{Node: 1, Condition: statemap.LoginResponseTimeout, Threshold: 12, Action: statemap.None},

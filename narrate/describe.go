@@ -11,7 +11,7 @@ import (
 // Describe says what an event is, in words, without its time: one of the engine's decisions, or
 // the driver's note of a fault (*act.FaultSet). It is the event log's line after the clock
 // time, and the words a verdict quotes an event with.
-func Describe(names []string, ev fence.Event) string {
+func Describe(names []string, ev act.Event) string {
 	if s, ok := describeGroup(names, ev); ok {
 		return s
 	}
@@ -150,7 +150,7 @@ func plural(n int, word string) string {
 
 // AppendDescribe appends Describe(names, ev) to b: the event log's commonest lines with
 // appends, the others through Describe.
-func AppendDescribe(b []byte, names []string, ev fence.Event) []byte {
+func AppendDescribe(b []byte, names []string, ev act.Event) []byte {
 	switch ev := ev.(type) {
 	case *fence.StateChanged:
 		b = append(append(b, names[ev.Node]...), " state "...)

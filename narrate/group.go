@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/group"
@@ -11,7 +12,7 @@ import (
 
 // describeGroup says what an event of the managers as a group is, in words; ok is false for an
 // event that is none of theirs. A GroupState is no line: its words are "".
-func describeGroup(names []string, ev fence.Event) (s string, ok bool) {
+func describeGroup(names []string, ev act.Event) (s string, ok bool) {
 	switch ev := ev.(type) {
 	case *cluster.ViewChanged:
 		if ev.Left {

@@ -31,7 +31,7 @@ type EventJSON struct {
 }
 
 // JSON returns event ev as its JSON object, in a run that started at start.
-func JSON(start time.Time, names []string, ev fence.Event) EventJSON {
+func JSON(start time.Time, names []string, ev act.Event) EventJSON {
 	at := ev.When()
 	j := EventJSON{T: at.Seconds(), Time: Clock(start, at), Text: Describe(names, ev)}
 	if d, ok := ev.(fence.Decision); ok {

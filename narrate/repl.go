@@ -5,13 +5,12 @@ import (
 	"strings"
 
 	"github.com/failsim/failsim/act"
-	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/repl"
 )
 
 // describeRepl says in words the replication model's decisions and notes (package repl); ok
 // is false for any other event.
-func describeRepl(names []string, ev fence.Event) (s string, ok bool) {
+func describeRepl(names []string, ev act.Event) (s string, ok bool) {
 	switch ev := ev.(type) {
 	case *act.Replicated:
 		return names[repl.EventNode(ev.Input)] + " " + ReplInput(ev.Input), true
@@ -158,7 +157,7 @@ func plural64(n int64, word string) string {
 }
 
 // replJSON fills the fields of j that a replication event has; ok is false for any other.
-func replJSON(j *EventJSON, names []string, ev fence.Event) bool {
+func replJSON(j *EventJSON, names []string, ev act.Event) bool {
 	switch ev := ev.(type) {
 	case *act.Replicated:
 		j.Event, j.Node, j.Detail = "replication", names[repl.EventNode(ev.Input)], ReplInput(ev.Input)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/repl"
@@ -36,7 +37,7 @@ func (p *maxOutage) Topics() Topics {
 }
 
 // Event implements Property.
-func (p *maxOutage) Event(ev fence.Event) bool {
+func (p *maxOutage) Event(ev act.Event) bool {
 	if f, ok := ev.(*repl.Final); ok {
 		if o := f.Summary.Outage; o.Length() > p.max {
 			p.fail(o.From, "no write was acknowledged for %s, until %s (%d writes failed): longer than %s", o.Length(), narrate.Clock(p.start, o.To), o.Writes, p.max)
@@ -60,7 +61,7 @@ func (p *noAckedWriteLost) Topics() Topics {
 }
 
 // Event implements Property.
-func (p *noAckedWriteLost) Event(ev fence.Event) bool {
+func (p *noAckedWriteLost) Event(ev act.Event) bool {
 	if f, ok := ev.(*repl.Final); ok {
 		for _, l := range f.Summary.Losses {
 			if l.Count > 0 {

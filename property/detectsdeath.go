@@ -51,7 +51,7 @@ func newDetectsDeath(j judge, tr Trace, within time.Duration) *detectsDeath {
 // observers are told of no instant at which nothing was decided, so the first word of a late
 // fence may be the fence itself; until then the gates stayed as the last instant saw them. It
 // looks at the engine while it watches a fault.
-func (p *detectsDeath) Event(ev fence.Event) bool {
+func (p *detectsDeath) Event(ev act.Event) bool {
 	if len(p.watch) > 0 {
 		p.overdue(ev.When())
 	}

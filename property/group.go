@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/group"
@@ -31,7 +32,7 @@ func (p *noSplitBrain) Topics() Topics {
 }
 
 // Event implements Property.
-func (p *noSplitBrain) Event(ev fence.Event) bool {
+func (p *noSplitBrain) Event(ev act.Event) bool {
 	if sw, ok := ev.(*cluster.SplitBrainWidened); ok && p.open {
 		p.nodes = sw.Writable
 		return true
@@ -97,7 +98,7 @@ func (p *noFenceWithoutQuorum) Topics() Topics {
 }
 
 // Event implements Property.
-func (p *noFenceWithoutQuorum) Event(ev fence.Event) bool {
+func (p *noFenceWithoutQuorum) Event(ev act.Event) bool {
 	switch ev := ev.(type) {
 	case *cluster.GroupState:
 		p.primary = append(p.primary[:0], ev.Primary...)
@@ -174,7 +175,7 @@ func (p *minorityShuns) Topics() Topics {
 }
 
 // Event implements Property.
-func (p *minorityShuns) Event(ev fence.Event) bool {
+func (p *minorityShuns) Event(ev act.Event) bool {
 	switch ev := ev.(type) {
 	case *cluster.GroupState:
 		p.primary = append(p.primary[:0], ev.Primary...)
@@ -253,7 +254,7 @@ func (p *majorityKeepsWriter) Topics() Topics {
 
 // Event implements Property: it looks at the end of every instant at which the primary views
 // may have changed, or a role.
-func (p *majorityKeepsWriter) Event(ev fence.Event) bool {
+func (p *majorityKeepsWriter) Event(ev act.Event) bool {
 	switch ev := ev.(type) {
 	case *cluster.GroupState:
 		p.primary = append(p.primary[:0], ev.Primary...)

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/group"
@@ -20,20 +21,20 @@ func TestNoSplitBrainNamesEveryWriter(t *testing.T) {
 	all := opened.With(2)
 	for _, c := range []struct {
 		name string
-		evs  []fence.Event
+		evs  []act.Event
 		look time.Duration // a Look at the end of the instant, 0 for none
 		want string
 	}{
-		{"widened, still open", []fence.Event{
+		{"widened, still open", []act.Event{
 			&cluster.SplitBrain{At: 10 * s, Open: true, Writable: opened},
 			&cluster.SplitBrainWidened{At: 20 * s, Writable: all, From: 10 * s},
 		}, 31 * s, "00:00:31: split brain: db1 db2 db3 writable at once since 00:00:10, 21s in all (at most 20s)"},
-		{"widened, then closed", []fence.Event{
+		{"widened, then closed", []act.Event{
 			&cluster.SplitBrain{At: 10 * s, Open: true, Writable: opened},
 			&cluster.SplitBrainWidened{At: 20 * s, Writable: all, From: 10 * s},
 			&cluster.SplitBrain{At: 40 * s, Writable: all, From: 10 * s},
 		}, 0, "00:00:40: split brain: db1 db2 db3 writable at once since 00:00:10, 30s in all (at most 20s)"},
-		{"not widened", []fence.Event{
+		{"not widened", []act.Event{
 			&cluster.SplitBrain{At: 10 * s, Open: true, Writable: opened},
 		}, 31 * s, "00:00:31: split brain: db1 db2 writable at once since 00:00:10, 21s in all (at most 20s)"},
 	} {

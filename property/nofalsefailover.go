@@ -34,7 +34,7 @@ func (p *noFalseFailover) Topics() Topics {
 }
 
 // Event implements Property: it judges a fence as it is made, and never looks at the engine.
-func (p *noFalseFailover) Event(ev fence.Event) bool {
+func (p *noFalseFailover) Event(ev act.Event) bool {
 	switch ev := ev.(type) {
 	case *act.FaultSet:
 		if p.faults != nil {

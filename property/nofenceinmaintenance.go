@@ -3,6 +3,7 @@ package property
 import (
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/narrate"
 )
@@ -25,7 +26,7 @@ func (p *noFenceInMaintenance) Topics() Topics {
 
 // Event implements Property: it looks at the alarms when the policy turns to maintenance, and
 // when one is raised.
-func (p *noFenceInMaintenance) Event(ev fence.Event) bool {
+func (p *noFenceInMaintenance) Event(ev act.Event) bool {
 	look := false
 	switch ev := ev.(type) {
 	case *fence.PolicyChanged:

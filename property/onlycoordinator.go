@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/narrate"
 )
@@ -39,7 +40,7 @@ func (p *onlyCoordinator) Topics() Topics {
 
 // Event implements Property: it looks at the coordinator when a manager or the coordinator
 // changed.
-func (p *onlyCoordinator) Event(ev fence.Event) bool {
+func (p *onlyCoordinator) Event(ev act.Event) bool {
 	switch ev := ev.(type) {
 	case *fence.AlarmExpired:
 		switch want := quorumFirstUp(p.up); {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/statemap"
@@ -66,7 +67,7 @@ func Names() []string { return slices.Clone(names[:]) }
 type Property interface {
 	// Event judges event ev, which points into storage reused after the call; it returns true
 	// to look at the engine at the end of the instant.
-	Event(ev fence.Event) (look bool)
+	Event(ev act.Event) (look bool)
 	// Look judges the engine e at the end of instant at: at the first instant of the run, and
 	// at each after an Event or the last Look asked for it. It returns true to look again at the
 	// end of the next instant, whatever that instant's events. e is to be read, not called into.

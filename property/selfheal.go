@@ -3,6 +3,7 @@ package property
 import (
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/fence"
 )
 
@@ -20,7 +21,7 @@ func (p *selfHeal) Topics() Topics {
 }
 
 // Event implements Property: it looks at the alarms once one is raised.
-func (p *selfHeal) Event(ev fence.Event) bool {
+func (p *selfHeal) Event(ev act.Event) bool {
 	_, raised := ev.(*fence.AlarmRaised)
 	return raised
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/fence"
 )
 
@@ -40,7 +41,7 @@ func NewSet(tr Trace, specs ...Spec) (*Set, error) {
 }
 
 // Event implements drive.Observer.
-func (s *Set) Event(ev fence.Event) {
+func (s *Set) Event(ev act.Event) {
 	t := Topics(1) << TopicOf(ev)
 	for i, p := range s.props {
 		if s.subs[i]&t != 0 && p.Event(ev) {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/fence"
 )
 
@@ -19,7 +20,7 @@ func (p *singleMaster) Topics() Topics {
 }
 
 // Event implements Property: a fence or a recovery may change a role.
-func (p *singleMaster) Event(ev fence.Event) bool {
+func (p *singleMaster) Event(ev act.Event) bool {
 	switch ev.(type) {
 	case *fence.Failover, *fence.NoCandidate, *fence.NodeFailed, *fence.NodeRecovered:
 		return true

@@ -67,7 +67,7 @@ type Subscriber interface {
 }
 
 // TopicOf is the topic of event ev.
-func TopicOf(ev fence.Event) Topic {
+func TopicOf(ev act.Event) Topic {
 	switch ev := ev.(type) {
 	case fence.Decision:
 		if k := ev.Kind(); k < 48 {

@@ -28,10 +28,10 @@ type Final struct {
 	Workload bool // a workload issued writes (Config.Rate is not zero)
 }
 
-// When implements fence.Event.
+// When implements act.Event.
 func (n *Unranked) When() time.Duration { return n.At }
 
-// When implements fence.Event.
+// When implements act.Event.
 func (n *Final) When() time.Duration { return n.At }
 
 // AppTarget: from At the application, beside node Near, writes to writer Master, -1 for none:
@@ -51,8 +51,8 @@ type StreamCut struct {
 	Cut          bool
 }
 
-// When implements fence.Event.
+// When implements act.Event.
 func (n *AppTarget) When() time.Duration { return n.At }
 
-// When implements fence.Event.
+// When implements act.Event.
 func (n *StreamCut) When() time.Duration { return n.At }

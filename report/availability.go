@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/repl"
 )
@@ -22,7 +22,7 @@ type replStory struct {
 }
 
 // replEvent keeps what the verdict says of a replication decision or note.
-func (r *Report) replEvent(ev fence.Event) {
+func (r *Report) replEvent(ev act.Event) {
 	clock := func(d time.Duration) string { return narrate.Clock(r.tl.Start, d) }
 	s := &r.repl
 	switch ev := ev.(type) {

@@ -6,8 +6,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/cluster"
-	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/repl"
 )
@@ -42,7 +42,7 @@ func NewPrinter(w io.Writer, f Format, start time.Time, names []string) *Printer
 }
 
 // Event implements drive.Observer.
-func (p *Printer) Event(ev fence.Event) {
+func (p *Printer) Event(ev act.Event) {
 	if _, final := ev.(*repl.Final); p.err != nil || final {
 		return // the replication summary is the verdict's, not the log's
 	}

@@ -19,7 +19,7 @@ import (
 func TestEveryEventPrinted(t *testing.T) {
 	names := []string{"db1", "db2", "db3"}
 	sc := statemap.SocketIOError
-	evs := []fence.Event{
+	evs := []act.Event{
 		&act.FaultSet{At: 1 * time.Second, Node: 0, Fault: fault.Fault{Kind: fault.Slow, Delay: 2 * time.Second}},
 		&fence.StateChanged{At: 2 * time.Second, Node: 0, Condition: sc, From: statemap.Online, To: statemap.Stopped},
 		&fence.AlarmRaised{Node: 1, Condition: sc, Threshold: 3, Action: statemap.Fail},

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/expect"
 	"github.com/failsim/failsim/group"
@@ -118,7 +119,7 @@ func (n *nodeStory) saw(c statemap.Condition, p fence.Policy) {
 }
 
 // Event implements drive.Observer.
-func (r *Report) Event(ev fence.Event) {
+func (r *Report) Event(ev act.Event) {
 	r.windows.Event(ev)
 	switch ev := ev.(type) {
 	case *cluster.GroupState:

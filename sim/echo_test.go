@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/failsim/failsim/act"
-	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/repl"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/timeline"
@@ -15,7 +14,7 @@ import (
 // echoes keeps what each act.Echo of a run gives back.
 type echoes []act.Action
 
-func (e *echoes) Event(ev fence.Event) {
+func (e *echoes) Event(ev act.Event) {
 	if x, ok := ev.(act.Echo); ok {
 		*e = append(*e, x.Echoed())
 	}

@@ -175,7 +175,7 @@ func (r *replRun) candidate(e **fence.Engine) fence.CandidateRule {
 }
 
 // Event implements drive.Observer.
-func (r *replRun) Event(ev fence.Event) {
+func (r *replRun) Event(ev act.Event) {
 	r.flush()
 	r.tell(ev)
 	r.sides.decided(ev)
@@ -250,7 +250,7 @@ func (r *replRun) Instant(at time.Duration, e fence.View) {
 	}
 }
 
-func (r *replRun) tell(ev fence.Event) {
+func (r *replRun) tell(ev act.Event) {
 	for _, o := range r.obs {
 		o.Event(ev)
 	}

@@ -53,7 +53,7 @@ type sides struct {
 // decided notes how the managers stood at ev, while it is told: what the model is told of a
 // failover, a failure or a recovery follows the managers as they were at that decision, not
 // after the rest of the group's step.
-func (s *sides) decided(ev fence.Event) {
+func (s *sides) decided(ev act.Event) {
 	switch ev.(type) {
 	case *fence.Failover, *fence.NoCandidate, *fence.NodeFailed, *fence.NodeRecovered:
 		if s.k != nil {
@@ -131,7 +131,7 @@ func (r *replRun) stream(j int) repl.SetStream {
 // movesWrites reports whether event ev may change where the writes go or which streams a
 // partition cuts: anything but a probe's state, an alarm's life and a link's fault (a link
 // matters to the model, which is told it, not to who is writable).
-func movesWrites(ev fence.Event) bool {
+func movesWrites(ev act.Event) bool {
 	switch ev.(type) {
 	case *fence.StateChanged, *fence.AlarmRaised, *fence.AlarmExpired, *fence.AlarmHealed, *fence.AlarmCleared,
 		*fence.ExpiryWaiting, *fence.Logged, *fence.AlertNotImplemented, *act.FaultSet:

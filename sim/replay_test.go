@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/expect"
 	"github.com/failsim/failsim/fence"
@@ -65,7 +66,7 @@ type contract struct {
 	instants map[time.Duration]bool
 }
 
-func (c *contract) Event(ev fence.Event) { c.events = append(c.events, ev.When()) }
+func (c *contract) Event(ev act.Event) { c.events = append(c.events, ev.When()) }
 func (c *contract) Instant(at time.Duration, e fence.View) {
 	c.instants[at] = true
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/expect"
 	"github.com/failsim/failsim/fence"
@@ -78,6 +79,6 @@ func replayWith(tl *timeline.Timeline, m *statemap.Map, f report.Format, replay 
 // summary's every outage, say).
 type recorder struct{ w *bytes.Buffer }
 
-func (r recorder) Event(ev fence.Event) { fmt.Fprintf(r.w, "%T %+v\n", ev, ev) }
+func (r recorder) Event(ev act.Event) { fmt.Fprintf(r.w, "%T %+v\n", ev, ev) }
 
 func (r recorder) Instant(time.Duration, fence.View) {}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/expect"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/narrate"
@@ -28,7 +29,7 @@ type outcomeWatch struct {
 	v     *incidentVerdict
 }
 
-func (o *outcomeWatch) Event(ev fence.Event) {
+func (o *outcomeWatch) Event(ev act.Event) {
 	if o.v.at != "" {
 		return
 	}

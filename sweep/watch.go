@@ -3,6 +3,7 @@ package sweep
 import (
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/group"
@@ -84,7 +85,7 @@ func (w *watch) replay(tl *timeline.Timeline, s Setting) outcome {
 }
 
 // Event implements drive.Observer.
-func (w *watch) Event(ev fence.Event) {
+func (w *watch) Event(ev act.Event) {
 	if f, ok := ev.(*repl.Final); ok && f.Workload {
 		w.out.unavailable, w.out.lost = f.Summary.Unavailable, f.Summary.Lost
 		return

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/faultmodel"
@@ -81,7 +82,7 @@ type firsts struct {
 	state, alarm, fenc time.Duration // -1: not seen
 }
 
-func (f *firsts) Event(ev fence.Event) {
+func (f *firsts) Event(ev act.Event) {
 	at := ev.When()
 	if at < f.start {
 		return

@@ -13,8 +13,8 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/drive"
-	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/fileline"
 	"github.com/failsim/failsim/monitor"
 	"github.com/failsim/failsim/repl"
@@ -318,7 +318,7 @@ func simulateRepl(tl *timeline.Timeline, sm *statemap.Map) (*monitor.Recorder, r
 // finalCatcher keeps the replication model's summary from the run's repl.Final.
 type finalCatcher struct{ summary repl.Summary }
 
-func (f *finalCatcher) Event(ev fence.Event) {
+func (f *finalCatcher) Event(ev act.Event) {
 	if fin, ok := ev.(*repl.Final); ok {
 		f.summary = fin.Summary
 	}

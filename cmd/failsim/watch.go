@@ -22,6 +22,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/expect"
 	"github.com/failsim/failsim/fence"
@@ -249,7 +250,7 @@ func newLivePrinter(w io.Writer, f report.Format, start time.Time, names []strin
 }
 
 // Event implements drive.Observer: the line is written out at once.
-func (l *livePrinter) Event(ev fence.Event) {
+func (l *livePrinter) Event(ev act.Event) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.err != nil {
@@ -271,7 +272,7 @@ type failoverHook struct {
 }
 
 // Event implements drive.Observer.
-func (h *failoverHook) Event(ev fence.Event) {
+func (h *failoverHook) Event(ev act.Event) {
 	if h.cmd == "" {
 		return
 	}
