@@ -434,7 +434,6 @@ func (r *eventRecorder) Event(ev act.Event) {
 		r.evs = append(r.evs, keep(ev))
 	}
 }
-func (r *eventRecorder) Instant(time.Duration, fence.View) {}
 
 // diffReplay replays tl with sim.Replay and with the reference model, one second at a time,
 // and fails on the first event where they differ.

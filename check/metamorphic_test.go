@@ -34,7 +34,6 @@ func (r *fenceRecorder) Event(ev act.Event) {
 		}
 	}
 }
-func (r *fenceRecorder) Instant(time.Duration, fence.View) {}
 
 // firstFailover replays tl under m and returns when a master was first fenced, never if not.
 func firstFailover(tl *timeline.Timeline, m *statemap.Map) time.Duration {

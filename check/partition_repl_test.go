@@ -5,10 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/failsim/failsim/act"
-	"github.com/failsim/failsim/fence"
 
 	"github.com/failsim/failsim/property"
 	"github.com/failsim/failsim/repl"
@@ -25,8 +23,6 @@ func (o *finalTap) Event(ev act.Event) {
 		o.f = f
 	}
 }
-
-func (o *finalTap) Instant(time.Duration, fence.View) {}
 
 // TestPartitionWorkload: on partition traces with a workload the client's properties judge the
 // partition's rules (docs/engine.md, "The client's view during a partition"): some traces lose

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/drive"
@@ -80,5 +79,3 @@ func replayWith(tl *timeline.Timeline, m *statemap.Map, f report.Format, replay 
 type recorder struct{ w *bytes.Buffer }
 
 func (r recorder) Event(ev act.Event) { fmt.Fprintf(r.w, "%T %+v\n", ev, ev) }
-
-func (r recorder) Instant(time.Duration, fence.View) {}

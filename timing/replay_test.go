@@ -116,8 +116,6 @@ func (f *firsts) Event(ev act.Event) {
 	}
 }
 
-func (f *firsts) Instant(time.Duration, fence.View) {}
-
 var _ drive.Observer = (*firsts)(nil)
 
 // forced are the forced conditions replayed beside the fault table's rows: undefined, which a
