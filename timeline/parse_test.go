@@ -50,7 +50,7 @@ expect no master after 21:12:00 by 21:13:00
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tl.Interval != 2*time.Second || tl.Timeout != 4*time.Second || tl.Policy != fence.Manual || tl.Statemap != "conf/x.properties" || tl.StatemapLine != 3 || tl.Family != timeline.FamilyBenign {
+	if tl.Interval != 2*time.Second || tl.Timeout != 4*time.Second || tl.Policy != fence.Manual || tl.Statemap != "conf/x.properties" || tl.StatemapLine != 3 || tl.Family != "benign" {
 		t.Errorf("settings %+v", tl)
 	}
 	if len(tl.Nodes) != 2 || tl.Nodes[0] != (fence.NodeConfig{Name: "db1", Role: fence.Master}) {
