@@ -543,7 +543,7 @@ func drawGroupTimeline(t *rapid.T) *timeline.Timeline {
 		Timeout:   time.Duration(rapid.IntRange(1, 8).Draw(t, "timeout")) * time.Second,
 		Policy:    fence.Policy(rapid.SampledFrom([]int{0, 0, 0, 1, 2}).Draw(t, "policy")),
 		Start:     time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC),
-		Family:    timeline.FamilyPartition,
+		Family:    Partition.String(),
 	}
 	if rapid.Bool().Draw(t, "liveness") {
 		tl.GapThreshold = rapid.IntRange(1, 5).Draw(t, "gap-threshold")

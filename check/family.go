@@ -32,7 +32,10 @@ const (
 	numFamilies
 )
 
-var familyNames = [numFamilies]string{timeline.FamilyBenign, timeline.FamilyFatal, timeline.FamilyMixed, timeline.FamilyPartition}
+// familyNames are the families' names, as --family takes them and a timeline's "family"
+// statement records them (the words package timeline reads there: family_test.go holds the two
+// equal).
+var familyNames = [numFamilies]string{"benign", "fatal", "mixed", "partition"}
 
 // String is the family's name, as --family and a timeline's "family" statement write it.
 func (f Family) String() string {

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/property"
 	"github.com/failsim/failsim/repl"
 	"github.com/failsim/failsim/timeline"
@@ -171,26 +170,4 @@ func renumber(in repl.Input, n int) repl.Input {
 		return in
 	}
 	panic(fmt.Sprintf("check: a replication event %T", in))
-}
-
-// replSettings writes a trace's workload and replication statements.
-func replSettings(r *timeline.Replication) string {
-	if r == nil {
-		return ""
-	}
-	var b strings.Builder
-	if r.Workload {
-		per := r.Config.Rate.Per.String()
-		if r.Config.Rate.Per == time.Second {
-			per = "s"
-		}
-		fmt.Fprintf(&b, "workload writes=%d/%s deadline=%s\n", r.Config.Rate.Writes, per, r.Config.Deadline)
-	}
-	fmt.Fprintf(&b, "replication %s\n", r.Config.Mode)
-	return b.String()
-}
-
-// replLine writes replication event e of tl as a timeline line.
-func replLine(tl *timeline.Timeline, e timeline.ReplEvent) string {
-	return fmt.Sprintf("%s %s %s\n", narrate.Clock(tl.Start, e.At), tl.Nodes[repl.EventNode(e.Input)].Name, narrate.ReplInput(e.Input))
 }

@@ -122,5 +122,5 @@ func (s *Set) Results() []Result {
 // the checker, the starting policy, whether tl records a benign trace, and the statemap.
 func Trace(tl *timeline.Timeline, m *statemap.Map) property.Trace {
 	return property.Trace{Names: tl.Names(), Nodes: len(tl.Nodes), Start: tl.Start, Interval: tl.Interval, Timeout: tl.Timeout,
-		Policy: tl.Policy, Benign: tl.Family == timeline.FamilyBenign, Map: m}
+		Policy: tl.Policy, Benign: tl.Benign(), Map: m}
 }

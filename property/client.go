@@ -1,7 +1,6 @@
 package property
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/failsim/failsim/act"
@@ -9,21 +8,6 @@ import (
 	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/repl"
 )
-
-// The client's properties judge the workload's writes (a timeline's "workload", failsim
-// check's --workload) on the replication model's summary, which the replay tells at its end
-// (repl.Final). A run without a workload tells none: they hold.
-const (
-	// MaxOutage DUR: no run of time with no acknowledged write lasts longer than DUR.
-	MaxOutage = "max-outage"
-	// NoAckedWriteLost: no acknowledged write is lost, at a failover or when partition sides
-	// merge and one side's copy is overwritten.
-	NoAckedWriteLost = "no-acked-write-lost"
-)
-
-// NeedsWorkload reports whether property name judges the workload's writes, and so means
-// nothing without one.
-func NeedsWorkload(name string) bool { return name == MaxOutage || name == NoAckedWriteLost }
 
 // maxOutage is MaxOutage.
 type maxOutage struct {
@@ -79,20 +63,3 @@ func (p *noAckedWriteLost) Event(ev act.Event) bool {
 
 // Look implements Property.
 func (p *noAckedWriteLost) Look(time.Duration, fence.View) bool { return false }
-
-// clientSpec checks the arguments of a client property.
-func clientSpec(name string, args []string) (Spec, error) {
-	if name == NoAckedWriteLost {
-		if len(args) > 0 {
-			return Spec{}, fmt.Errorf("%s takes no argument, got %q", name, args[0])
-		}
-		return Spec{Name: name}, nil
-	}
-	if len(args) != 1 {
-		return Spec{}, fmt.Errorf("%s takes one duration, such as max-outage=90s", name)
-	}
-	if d, err := time.ParseDuration(args[0]); err != nil || d < 0 {
-		return Spec{}, fmt.Errorf("%s: %q is not a duration such as 90s", name, args[0])
-	}
-	return Spec{Name: name, Arg: args[0]}, nil
-}

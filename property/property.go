@@ -2,7 +2,6 @@ package property
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/failsim/failsim/act"
@@ -10,55 +9,6 @@ import (
 	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/statemap"
 )
-
-// The built-in properties, by name.
-const (
-	// NoFalseFailover: the master is never fenced falsely (a failover, a master failed with no
-	// replica eligible, or a master failed under manual policy). On a benign trace
-	// (Trace.Benign) every fence of the master is false. Elsewhere a fence is false when the
-	// master's database was alive at that moment by the fault on its link
-	// (faultmodel.DatabaseDead): no fault, stall, slow, delay, error, or a forced condition no dead
-	// database shows.
-	NoFalseFailover = "no-false-failover"
-	// DetectsDeathWithin [DUR]: a fault on the master in service that the statemap fences,
-	// sustained for DUR, is fenced within DUR of its start. Without DUR, the statemap's own
-	// promise for the fault's condition: the checker's detection latency (max(interval,
-	// timeout), plus the probe's own duration) plus threshold ticks. A fault is judged only
-	// while the policy is automatic and the master's manager and a coordinator are up.
-	DetectsDeathWithin = "detects-death-within"
-	// SingleMaster: never two masters in service at once.
-	SingleMaster = "single-master"
-	// NoFenceInMaintenance: in maintenance no alarm is raised, aged, expired or acted on.
-	NoFenceInMaintenance = "no-fence-in-maintenance"
-	// OnlyCoordinatorFences: every expired alarm is acted on by the coordinator, the first
-	// node in cluster order whose manager is up; with no manager up nothing is fenced.
-	OnlyCoordinatorFences = "only-coordinator-fences"
-	// SelfHealResets: a node whose last probe was ok has no alarm: an ok probe always deletes
-	// the node's alarms.
-	SelfHealResets = "self-heal-resets"
-	// NoSplitBrain [DUR]: the split-brain windows, two or more nodes writable at once (master,
-	// and in their own side's copy of the cluster's state neither failed nor shunned), last at
-	// most DUR in all; without DUR, 0 (a zero-length window holds).
-	NoSplitBrain = "no-split-brain"
-	// NoFenceWithoutQuorum: every fence, an expired alarm acted on or a host failed on an
-	// unanswered ping, is made by the coordinator of a primary view.
-	NoFenceWithoutQuorum = "no-fence-without-quorum"
-	// MinorityShunsWithin [DUR]: a node writable while its manager runs in no primary view
-	// stops being writable within DUR (DefaultMinorityShunsWithin without one) of its manager's
-	// leaving the primary views. A node whose manager is down is not judged.
-	MinorityShunsWithin = "minority-shuns-within"
-	// MajorityKeepsWriterWithin [DUR]: a primary view that holds an eligible replica and no
-	// writable master has one again within DUR (DefaultMajorityKeepsWriterWithin without
-	// one), under automatic policy.
-	MajorityKeepsWriterWithin = "majority-keeps-writer-within"
-)
-
-// names are the properties in the order failsim check runs and reports them.
-var names = [...]string{NoFalseFailover, DetectsDeathWithin, SingleMaster, NoFenceInMaintenance, OnlyCoordinatorFences, SelfHealResets, MaxOutage, NoAckedWriteLost, NoSplitBrain, NoFenceWithoutQuorum, MinorityShunsWithin, MajorityKeepsWriterWithin}
-
-// Names returns the built-in properties' names in the order failsim check runs and reports
-// them.
-func Names() []string { return slices.Clone(names[:]) }
 
 // Property is one property judging one run. It is told each event of the run as it is decided,
 // and says whether it must look at the engine at the end of the instant; it looks only then, so
@@ -105,7 +55,7 @@ func (tr Trace) nodes() int {
 // New returns property s, fresh, for one run of tr. The error says what is wrong with s, as
 // NewSpec does.
 func New(s Spec, tr Trace) (Property, error) {
-	if _, err := NewSpec(s.Name, s.args()); err != nil {
+	if _, err := NewSpec(s.Name, s.Args()); err != nil {
 		return nil, err
 	}
 	j := judge{start: tr.Start}
@@ -113,7 +63,7 @@ func New(s Spec, tr Trace) (Property, error) {
 	case NoFalseFailover:
 		return newNoFalseFailover(j, tr), nil
 	case DetectsDeathWithin:
-		return newDetectsDeath(j, tr, s.within()), nil
+		return newDetectsDeath(j, tr, s.Duration()), nil
 	case SingleMaster:
 		return &singleMaster{judge: j}, nil
 	case NoFenceInMaintenance:
@@ -126,13 +76,13 @@ func New(s Spec, tr Trace) (Property, error) {
 	case NoAckedWriteLost:
 		return &noAckedWriteLost{judge: j, names: tr.Names}, nil
 	case NoSplitBrain:
-		return &noSplitBrain{judge: j, names: tr.Names, most: s.within()}, nil
+		return &noSplitBrain{judge: j, names: tr.Names, most: s.Duration()}, nil
 	case NoFenceWithoutQuorum:
 		return newNoFenceWithoutQuorum(j, tr), nil
 	case MinorityShunsWithin:
-		return newMinorityShuns(j, tr, s.within()), nil
+		return newMinorityShuns(j, tr, s.Duration()), nil
 	case MajorityKeepsWriterWithin:
-		return newMajorityKeepsWriter(j, tr, s.within()), nil
+		return newMajorityKeepsWriter(j, tr, s.Duration()), nil
 	}
 	return &selfHeal{judge: j, names: tr.Names}, nil
 }

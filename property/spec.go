@@ -1,88 +1,39 @@
 package property
 
-import (
-	"fmt"
-	"slices"
-	"strings"
-	"time"
-)
+import "github.com/failsim/failsim/propspec"
 
-// Spec names one property and its argument, as "expect property detects-death-within 90s"
-// and failsim check's --property detects-death-within=90s state it. Make one with NewSpec or
-// ParseSpec, which check it.
-type Spec struct {
-	Name string
-	Arg  string // "" for none; detects-death-within's duration as written
-}
+// Spec names one property and its argument: propspec.Spec, which a timeline's expect lines
+// and failsim check's --property state. Make one with NewSpec or ParseSpec, which check it.
+type Spec = propspec.Spec
 
-// NewSpec checks that property name exists and takes args, and returns its spec:
-// detects-death-within, minority-shuns-within and majority-keeps-writer-within take at most
-// one positive duration, no-split-brain at most one duration, max-outage one duration, the
-// others nothing.
-func NewSpec(name string, args []string) (Spec, error) {
-	if !slices.Contains(names[:], name) {
-		return Spec{}, fmt.Errorf("unknown property %q: want one of %s", name, strings.Join(names[:], ", "))
-	}
-	if NeedsWorkload(name) {
-		return clientSpec(name, args)
-	}
-	timed := name == DetectsDeathWithin || name == NoSplitBrain || name == MinorityShunsWithin || name == MajorityKeepsWriterWithin
-	switch {
-	case (name == MinorityShunsWithin || name == MajorityKeepsWriterWithin) && len(args) == 1:
-		if d, err := time.ParseDuration(args[0]); err != nil || d <= 0 {
-			return Spec{}, fmt.Errorf("%s: %q is not a positive duration such as 40s", name, args[0])
-		}
-		return Spec{Name: name, Arg: args[0]}, nil
-	case name == NoSplitBrain && len(args) == 1:
-		if d, err := time.ParseDuration(args[0]); err != nil || d < 0 {
-			return Spec{}, fmt.Errorf("%s: %q is not a duration such as 20s", name, args[0])
-		}
-		return Spec{Name: name, Arg: args[0]}, nil
-	case name == DetectsDeathWithin && len(args) == 1:
-		if d, err := time.ParseDuration(args[0]); err != nil || d <= 0 {
-			return Spec{}, fmt.Errorf("%s: %q is not a positive duration such as 90s or 2m", name, args[0])
-		}
-		return Spec{Name: name, Arg: args[0]}, nil
-	case timed && len(args) > 1:
-		return Spec{}, fmt.Errorf("%s takes at most one duration, got %q", name, strings.Join(args, " "))
-	case !timed && len(args) > 0:
-		return Spec{}, fmt.Errorf("%s takes no argument, got %q", name, strings.Join(args, " "))
-	}
-	return Spec{Name: name}, nil
-}
+// NewSpec checks that property name exists and takes args, and returns its spec: see
+// propspec.NewSpec.
+func NewSpec(name string, args []string) (Spec, error) { return propspec.NewSpec(name, args) }
 
 // ParseSpec reads NAME or NAME=ARG, as failsim check's --property takes it, and checks it as
-// NewSpec does. An empty ARG is none.
-func ParseSpec(s string) (Spec, error) {
-	name, arg, _ := strings.Cut(s, "=")
-	var args []string
-	if arg != "" {
-		args = []string{arg}
-	}
-	return NewSpec(name, args)
-}
+// NewSpec does: see propspec.ParseSpec.
+func ParseSpec(s string) (Spec, error) { return propspec.ParseSpec(s) }
 
-// String is the property as an expect line states it: "detects-death-within 90s".
-func (s Spec) String() string { return strings.Join(append([]string{s.Name}, s.args()...), " ") }
+// Names returns the built-in properties' names in the order failsim check runs and reports
+// them.
+func Names() []string { return propspec.Names() }
 
-// Within returns detects-death-within's fixed duration, 0 for the statemap's own promise (no
-// argument) or another property.
-func (s Spec) Within() time.Duration {
-	if s.Name != DetectsDeathWithin {
-		return 0
-	}
-	return s.within()
-}
+// NeedsWorkload reports whether property name judges the workload's writes, and so means
+// nothing without one.
+func NeedsWorkload(name string) bool { return propspec.NeedsWorkload(name) }
 
-func (s Spec) args() []string {
-	if s.Arg == "" {
-		return nil
-	}
-	return []string{s.Arg}
-}
-
-// within is the spec's duration, 0 for none; the spec has been checked.
-func (s Spec) within() time.Duration {
-	d, _ := time.ParseDuration(s.Arg)
-	return d
-}
+// The built-in properties, by name: propspec's, which documents each.
+const (
+	NoFalseFailover           = propspec.NoFalseFailover
+	DetectsDeathWithin        = propspec.DetectsDeathWithin
+	SingleMaster              = propspec.SingleMaster
+	NoFenceInMaintenance      = propspec.NoFenceInMaintenance
+	OnlyCoordinatorFences     = propspec.OnlyCoordinatorFences
+	SelfHealResets            = propspec.SelfHealResets
+	NoSplitBrain              = propspec.NoSplitBrain
+	NoFenceWithoutQuorum      = propspec.NoFenceWithoutQuorum
+	MinorityShunsWithin       = propspec.MinorityShunsWithin
+	MajorityKeepsWriterWithin = propspec.MajorityKeepsWriterWithin
+	MaxOutage                 = propspec.MaxOutage
+	NoAckedWriteLost          = propspec.NoAckedWriteLost
+)

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/failsim/failsim/property"
+	"github.com/failsim/failsim/propspec"
 )
 
 // ExpectKind says what an expect statement states.
@@ -70,7 +70,7 @@ type Expect struct {
 	// replica, failed), as written.
 	Want string
 	// Property is ExpectProperty's property, checked.
-	Property property.Spec
+	Property propspec.Spec
 	// Max is ExpectOutage's and ExpectUnavailable's bound, and ExpectSplitBrain's bound on the
 	// windows' total length.
 	Max time.Duration

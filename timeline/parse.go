@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -332,7 +333,7 @@ func (p *parser) setting(w []string) error {
 	case "liveness":
 		return p.liveness(args)
 	case "family":
-		if len(args) != 1 || (args[0] != FamilyBenign && args[0] != FamilyFatal && args[0] != FamilyMixed && args[0] != FamilyPartition) {
+		if len(args) != 1 || !slices.Contains(families[:], args[0]) {
 			return p.errf("family takes the failsim check family the trace was generated in: benign, fatal, mixed or partition")
 		}
 		p.tl.Family = args[0]

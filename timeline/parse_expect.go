@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/failsim/failsim/property"
+	"github.com/failsim/failsim/propspec"
 	"github.com/failsim/failsim/statemap"
 )
 
@@ -178,12 +178,12 @@ func (p *parser) bound(w *Window, word, val string) error {
 // property parses "expect property NAME [ARG...]", or NAME=ARG as failsim check spells it.
 func (p *parser) property(x Expect, args []string) (Expect, error) {
 	if len(args) == 0 {
-		return Expect{}, p.errf("expect property: which? want one of %s", strings.Join(property.Names(), ", "))
+		return Expect{}, p.errf("expect property: which? want one of %s", strings.Join(propspec.Names(), ", "))
 	}
 	if name, arg, ok := strings.Cut(args[0], "="); ok {
 		args = append([]string{name, arg}, args[1:]...)
 	}
-	s, err := property.NewSpec(args[0], args[1:])
+	s, err := propspec.NewSpec(args[0], args[1:])
 	if err != nil {
 		return Expect{}, p.errf("%w", err)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/fileline"
-	"github.com/failsim/failsim/property"
+	"github.com/failsim/failsim/propspec"
 	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
@@ -50,7 +50,7 @@ expect no master after 21:12:00 by 21:13:00
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tl.Interval != 2*time.Second || tl.Timeout != 4*time.Second || tl.Policy != fence.Manual || tl.Statemap != "conf/x.properties" || tl.StatemapLine != 3 || tl.Family != timeline.FamilyBenign {
+	if tl.Interval != 2*time.Second || tl.Timeout != 4*time.Second || tl.Policy != fence.Manual || tl.Statemap != "conf/x.properties" || tl.StatemapLine != 3 || tl.Family != "benign" {
 		t.Errorf("settings %+v", tl)
 	}
 	if len(tl.Nodes) != 2 || tl.Nodes[0] != (fence.NodeConfig{Name: "db1", Role: fence.Master}) {
@@ -106,7 +106,7 @@ expect no master after 21:12:00 by 21:13:00
 	if err != nil {
 		t.Fatal(err)
 	}
-	if x := p.Expects[0]; x.Kind != timeline.ExpectProperty || x.Property != (property.Spec{Name: property.DetectsDeathWithin, Arg: "90s"}) || x.Text != "expect property detects-death-within=90s" {
+	if x := p.Expects[0]; x.Kind != timeline.ExpectProperty || x.Property != (propspec.Spec{Name: propspec.DetectsDeathWithin, Arg: "90s"}) || x.Text != "expect property detects-death-within=90s" {
 		t.Errorf("property %+v", x)
 	}
 	if got := p.Checkpoints(); !slices.Equal(got, []time.Duration{0}) {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/fileline"
-	"github.com/failsim/failsim/property"
+	"github.com/failsim/failsim/propspec"
 	"github.com/failsim/failsim/repl"
 )
 
@@ -257,7 +257,7 @@ func (p *parser) finishRepl() error {
 		r = p.repl()
 	}
 	for _, x := range p.tl.Expects {
-		needs := x.Kind.NeedsWorkload() || (x.Kind == ExpectProperty && property.NeedsWorkload(x.Property.Name))
+		needs := x.Kind.NeedsWorkload() || (x.Kind == ExpectProperty && propspec.NeedsWorkload(x.Property.Name))
 		if needs && (r == nil || !r.Workload) {
 			p.line = x.Line
 			return p.errf("%q needs a workload: add \"workload writes=N/s\" before the first event", x.Text)

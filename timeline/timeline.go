@@ -23,14 +23,10 @@ const (
 	year = 31556952 * time.Second // the mean Gregorian year
 )
 
-// The families of generated traces, as failsim check names them and a timeline's "family"
-// statement records them.
-const (
-	FamilyBenign    = "benign"
-	FamilyFatal     = "fatal"
-	FamilyMixed     = "mixed"
-	FamilyPartition = "partition"
-)
+// families are the words a "family" statement takes: the names of failsim check's families of
+// generated traces (check.Family), which check's tests hold equal to them. The first, benign,
+// is the one a replay judges differently (Benign).
+var families = [...]string{"benign", "fatal", "mixed", "partition"}
 
 // Timeline is a parsed incident: the cluster, the checker's settings, the timed events and the
 // expectations. It is data: nothing in it observes a replay, so one Timeline may be replayed
@@ -61,6 +57,10 @@ type Timeline struct {
 	// such a timeline.
 	Group int
 }
+
+// Benign reports whether the timeline's "family" statement says it is a benign trace of
+// failsim check: one with no fatal fault, on which every fence of the master is a false one.
+func (tl *Timeline) Benign() bool { return tl.Family == families[0] }
 
 // Names returns the names of the timeline's nodes, in cluster order, then its witnesses: what
 // a printer or a report names the nodes of the engine's decisions and the group's members with.

@@ -16,6 +16,8 @@ const module = "github.com/failsim/failsim/"
 var rank = map[string]int{
 	// The vocabulary: names, file errors, bounded input.
 	"conf": 0, "fileline": 0, "internal/input": 0, "internal/output": 0, "fault": 0, "internal/layout": 0, "internal/cputime": 0,
+	// The properties' names and specs, as a timeline and failsim check state them.
+	"propspec": 0,
 	"statemap": 1,
 	// The decision core: pure, and never aware of how it is driven.
 	// fence decides on the cluster's state and merges its copies; group decides the managers'
