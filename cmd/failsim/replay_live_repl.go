@@ -23,6 +23,7 @@ import (
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
 	"github.com/failsim/failsim/timeline"
+	"github.com/failsim/failsim/writer"
 )
 
 // Where the passwords of a live replay's other users come from: never the command line.
@@ -153,8 +154,8 @@ func (m *Main) runReplayLiveRepl(ctx context.Context, c *cobra.Command, o *repla
 		return usageErr(err, "")
 	}
 	admin := replUser("--admin", o.admin, adminPasswordEnv)
-	writer := replUser("--writer", o.writer, writerPasswordEnv)
-	for _, u := range []livereplay.ReplUser{admin, writer} {
+	writerUser := replUser("--writer", o.writer, writerPasswordEnv)
+	for _, u := range []livereplay.ReplUser{admin, writerUser} {
 		if u.Name == "" {
 			return usageErr(fmt.Errorf("a live replay with a workload needs %s USER on every node's server, its password from %s", u.Flag, u.Env), "docs/live.md lists the grants each user needs")
 		}
@@ -167,7 +168,7 @@ func (m *Main) runReplayLiveRepl(ctx context.Context, c *cobra.Command, o *repla
 	simulated, predicted := simulateRepl(tl, sm)
 	xs := livereplay.NewLiveExpectations(tl, sm)
 	cfg := livereplay.ReplayReplConfig{Timeline: tl, Map: sm, Servers: bases, Replication: acts,
-		Admin: admin, Writer: writer, Repl: replUser("--repl-user", o.replUser, replPasswordEnv),
+		Admin: admin, Writer: writerUser, Repl: replUser("--repl-user", o.replUser, replPasswordEnv),
 		Simulated: simulated.Decisions, SimulatedStates: simulated.States, Predicted: predicted, Log: log}
 	if o.links != "" {
 		token, _, err := controlToken(ctx, c, "", o.tokenFile)
@@ -209,11 +210,11 @@ func (m *Main) runReplayLiveRepl(ctx context.Context, c *cobra.Command, o *repla
 		// The report's writes row is the live client's view; what was lost is the ledger's.
 		fin := live
 		fin.Lost = int64(len(res.Lost))
-		if len(res.Promotions) == 1 && len(res.Lost) > 0 {
-			p := res.Promotions[0]
-			fin.Losses = []repl.Loss{{At: p.At, Cause: repl.LostAtFailover, Master: p.From, Keeper: p.To, Count: fin.Lost,
-				First: res.Lost[0], Last: res.Lost[len(res.Lost)-1]}}
+		promotions := make([]writer.Promotion, len(res.Promotions))
+		for i, p := range res.Promotions {
+			promotions[i] = writer.Promotion{At: p.At, From: p.From, To: p.To}
 		}
+		fin.Losses = writer.Losses(res.Lost, promotions)
 		for _, ob := range cfg.Observers {
 			ob.Event(repl.Final{At: tl.End, Config: r.Config, Summary: fin, Workload: true})
 		}
