@@ -122,8 +122,8 @@ func (m *Main) runReplayLive(ctx context.Context, path string, tl *timeline.Time
 		if against != "" {
 			server = "built-in"
 		}
-		b, _ := json.Marshal(map[string]any{"live_summary": map[string]any{"file": tl.File, "speed": speed, "server": server, "agree": ok,
-			"decisions": lines, "states": states, "notes": gaps, "expectations": results}})
+		b, _ := json.Marshal(livereplay.Output[livereplay.Summary]{LiveSummary: livereplay.Summary{Agree: ok, Decisions: lines,
+			Expectations: results, File: tl.File, Notes: gaps, Server: server, Speed: speed, States: states}})
 		fmt.Fprintf(m.Stdout, "%s\n", b)
 	} else {
 		fmt.Fprint(m.Stdout, liveComparison(lines, states, gaps, xlines, ok))

@@ -200,7 +200,7 @@ func (m *Main) runReplayLiveRepl(ctx context.Context, c *cobra.Command, o *repla
 		if len(res.Notes) > 0 && f == report.Text {
 			fmt.Fprintf(m.Stdout, "\n%s\n", strings.Join(res.Notes, "\n"))
 		} else if len(res.Notes) > 0 {
-			b, _ := json.Marshal(map[string]any{"live_summary": map[string]any{"file": tl.File, "interrupted": true, "notes": res.Notes}})
+			b, _ := json.Marshal(livereplay.Output[livereplay.Interrupted]{LiveSummary: livereplay.Interrupted{File: tl.File, Interrupted: true, Notes: res.Notes}})
 			fmt.Fprintf(m.Stdout, "%s\n", b)
 		}
 		return liveUsage(err)
@@ -279,9 +279,9 @@ type liveReplOutcome struct {
 // in JSON one {"live_summary": {...}} object.
 func (o liveReplOutcome) write(w io.Writer, f report.Format) error {
 	if f == report.JSON {
-		b, err := json.Marshal(map[string]any{"live_summary": map[string]any{"file": o.file, "speed": 1, "servers": o.servers,
-			"agree": o.agree, "decisions": o.decisions, "states": o.states, "client": o.client, "notes": o.notes, "expectations": o.expectations,
-			"simulated": availabilityJSON(o.simulated, o.simulated.Lost), "live": availabilityJSON(o.live, o.liveLost)}})
+		b, err := json.Marshal(livereplay.Output[livereplay.ReplSummary]{LiveSummary: livereplay.ReplSummary{Agree: o.agree, Client: o.client,
+			Decisions: o.decisions, Expectations: o.expectations, File: o.file, Live: livereplay.NewAvailability(o.live, o.liveLost), Notes: o.notes,
+			Servers: o.servers, Simulated: livereplay.NewAvailability(o.simulated, o.simulated.Lost), Speed: 1, States: o.states}})
 		if err != nil {
 			return err
 		}
@@ -324,11 +324,4 @@ func (f *finalCatcher) Event(ev fence.Event) {
 	if fin, ok := ev.(repl.Final); ok {
 		f.summary = fin.Summary
 	}
-}
-
-// availabilityJSON is the client's view of one side for --format json.
-func availabilityJSON(s repl.Summary, lost int64) map[string]any {
-	return map[string]any{"offered": s.Offered, "acknowledged": s.Acknowledged, "failed": s.Failed, "lost": lost,
-		"longest_outage_s": s.Outage.Length().Seconds(), "outage_from_s": s.Outage.From.Seconds(), "outage_to_s": s.Outage.To.Seconds(),
-		"unavailable_s": s.Unavailable.Seconds()}
 }
