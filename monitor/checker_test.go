@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/failsim/failsim/internal/liveservers"
 	"github.com/failsim/failsim/statemap"
 )
 
@@ -34,7 +35,7 @@ func want(t *testing.T, r Result, c statemap.Condition, p Phase) {
 }
 
 func TestProbeMariaDB(t *testing.T) {
-	s := needMariaDB(t)
+	s := liveservers.MariaDB(t)
 	t.Run("ok", func(t *testing.T) {
 		r := probe(t, s.DSN(""), "", time.Second)
 		want(t, r, statemap.OK, Done)

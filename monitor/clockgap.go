@@ -1,12 +1,9 @@
 package monitor
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/benbjohnson/clock"
-
-	"github.com/failsim/failsim/narrate"
 )
 
 // MinGap is the least real time a clock gap (ClockGap) lasts: a wake-up of the runtime this
@@ -16,16 +13,10 @@ import (
 const MinGap = time.Second
 
 // ClockGap is a stretch of real time in which the runtime did not run: it woke Late after the
-// instant it had planned, Planned, in the timeline's virtual time.
+// instant it had planned, Planned, in the timeline's virtual time (livereplay.DescribeGap says it).
 type ClockGap struct {
 	Planned time.Duration // virtual time since the start
 	Late    time.Duration // real time
-}
-
-// Describe says when and how long, in clock times from start.
-func (g ClockGap) Describe(start time.Time) string {
-	return fmt.Sprintf("the runtime did not run for %v of real time from %s: its own clock jumped past the instant it had planned",
-		g.Late.Round(time.Millisecond), narrate.Clock(start, g.Planned.Round(time.Millisecond)))
 }
 
 // gapDetector notices the runtime's clock jumping much further than the step it planned: the

@@ -39,8 +39,4 @@ func TestGapDetector(t *testing.T) {
 	if !slices.Equal(g.gaps, want) {
 		t.Fatalf("gaps %+v, want %+v", g.gaps, want)
 	}
-	start := time.Date(2026, 1, 1, 21, 0, 0, 0, time.UTC)
-	if got := want[0].Describe(start); got != "the runtime did not run for 12s of real time from 21:00:20: its own clock jumped past the instant it had planned" {
-		t.Errorf("Describe = %q", got)
-	}
 }

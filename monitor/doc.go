@@ -18,4 +18,8 @@
 // The statemap override is re-read when its file changes. Its time is the engine's virtual
 // time: real time since the start, times Speed, so a run at speed 10 prints the same clock as
 // the simulator.
+//
+// The live adapter knows no timeline, proxy, replica or writer: playing a timeline live through
+// proxies, with real promotions and a workload, and judging it against the simulator is
+// package monitor/livereplay's.
 package monitor

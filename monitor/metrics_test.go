@@ -216,7 +216,7 @@ func TestMetrics(t *testing.T) {
 	mock := clock.NewMock()
 	r, err := New(Config{Nodes: ns, Clock: mock, Observers: []drive.Observer{m, mid},
 		OnProbe: func(_ time.Duration, i int, res Result) { m.Probed(i, res.Condition) }},
-		TimelineScript(tl, func(i int, f fault.Fault) { probers[i].set(f) }))
+		timelineScript(tl, func(i int, f fault.Fault) { probers[i].set(f) }))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -136,7 +136,7 @@ func liveLines(t *testing.T, tl *timeline.Timeline, smPath string) (string, []st
 	r, err := New(Config{
 		Nodes: nodes, Statemap: smPath, Policy: tl.Policy, Interval: tl.Interval, Clock: mock,
 		Observers: []drive.Observer{printer, report}, ReloadEvery: time.Hour,
-	}, TimelineScript(tl, func(i int, f fault.Fault) { probers[i].set(f) }))
+	}, timelineScript(tl, func(i int, f fault.Fault) { probers[i].set(f) }))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/failsim/failsim/internal/liveservers"
 	"github.com/failsim/failsim/statemap"
 )
 
@@ -23,7 +24,7 @@ func TestServerDifferences(t *testing.T) {
 	}
 	cases := []struct {
 		name     string
-		dsn      func(s liveServer) string
+		dsn      func(s liveservers.Server) string
 		query    string
 		mariadb  outcome
 		embedded outcome
@@ -32,16 +33,16 @@ func TestServerDifferences(t *testing.T) {
 			outcome{statemap.OK, Done, 0}, outcome{statemap.OK, Done, 0}},
 		{"heartbeat row", nil, "SELECT ts FROM failsim.heartbeat WHERE id = 1",
 			outcome{statemap.OK, Done, 0}, outcome{statemap.OK, Done, 0}},
-		{"wrong password", func(s liveServer) string {
+		{"wrong password", func(s liveservers.Server) string {
 			return strings.Replace(s.DSN(""), ":"+s.Password+"@", ":not-the-password@", 1)
 		}, "",
 			outcome{statemap.WrongCredentials, Login, 1045}, outcome{statemap.WrongCredentials, Login, 1045}},
 		// The one difference in the login: go-mysql-server finds no auth method for a user it
 		// does not know and says so with 2012 (CR_SERVER_HANDSHAKE_ERR) where MySQL and MariaDB
 		// say 1045. A live replay never meets it: it logs in as the server's own probe user.
-		{"unknown user", func(s liveServer) string { return "nobody:pw@tcp(" + s.Addr + ")/" }, "",
+		{"unknown user", func(s liveservers.Server) string { return "nobody:pw@tcp(" + s.Addr + ")/" }, "",
 			outcome{statemap.WrongCredentials, Login, 1045}, outcome{statemap.QueryExecutionFailed, Login, 2012}},
-		{"unknown database", func(s liveServer) string { return strings.Replace(s.DSN(""), ")/", ")/nodb", 1) }, "",
+		{"unknown database", func(s liveservers.Server) string { return strings.Replace(s.DSN(""), ")/", ")/nodb", 1) }, "",
 			outcome{statemap.QueryExecutionFailed, Login, 1049}, outcome{statemap.QueryExecutionFailed, Login, 1049}},
 		{"missing table", nil, "SELECT * FROM failsim.nope",
 			outcome{statemap.QueryResultFailed, Query, 1146}, outcome{statemap.QueryResultFailed, Query, 1146}},
@@ -53,12 +54,12 @@ func TestServerDifferences(t *testing.T) {
 		{"server-side sleep", nil, "SELECT SLEEP(3)",
 			outcome{statemap.QueryResultsTimeout, Query, 0}, outcome{statemap.QueryResultsTimeout, Query, 0}},
 	}
-	for _, srv := range servers {
-		t.Run(srv.name, func(t *testing.T) {
-			s := srv.need(t)
+	for _, srv := range liveservers.All {
+		t.Run(srv.Name, func(t *testing.T) {
+			s := srv.Need(t)
 			for _, c := range cases {
 				t.Run(c.name, func(t *testing.T) {
-					w := map[string]outcome{"mariadb": c.mariadb, "embedded": c.embedded}[srv.name]
+					w := map[string]outcome{"mariadb": c.mariadb, "embedded": c.embedded}[srv.Name]
 					dsn := s.DSN("")
 					if c.dsn != nil {
 						dsn = c.dsn(s)

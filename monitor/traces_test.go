@@ -69,7 +69,7 @@ func liveEvents(tl *timeline.Timeline, m *statemap.Map) ([]act.Event, error) {
 	rec := &events{}
 	mock := clock.NewMock()
 	r, err := New(Config{Nodes: nodes, Map: m, Policy: tl.Policy, Interval: tl.Interval, Clock: mock, Observers: []drive.Observer{rec}},
-		TimelineScript(tl, func(i int, f fault.Fault) { probers[i].set(f) }))
+		timelineScript(tl, func(i int, f fault.Fault) { probers[i].set(f) }))
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/failsim/failsim/monitor"
+	"github.com/failsim/failsim/monitor/livereplay"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
 	"github.com/failsim/failsim/timeline"
@@ -111,7 +111,7 @@ func (m *Main) runReplay(ctx context.Context, c *cobra.Command, o *replayFlags, 
 	}
 	if o.live {
 		srv, err := liveServers(o.mysql, tl)
-		if werr := monitor.WireOnly(tl); werr != nil {
+		if werr := livereplay.WireOnly(tl); werr != nil {
 			err = usageErr(werr, wireOnlyHint)
 		}
 		switch {

@@ -13,13 +13,14 @@ import (
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/internal/mysqld"
 	"github.com/failsim/failsim/monitor"
+	"github.com/failsim/failsim/monitor/livereplay"
 	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
 	"github.com/failsim/failsim/timeline"
 )
 
-// wireOnlyHint is the hint under monitor.WireOnly's refusal.
+// wireOnlyHint is the hint under livereplay.WireOnly's refusal.
 const wireOnlyHint = "replay it without --live, or use a wire fault (failsim faults lists them)"
 
 // runReplayLive plays a parsed incident live: one proxy per node in front of the real server
@@ -33,7 +34,7 @@ func (m *Main) runReplayLive(ctx context.Context, path string, tl *timeline.Time
 	if speed <= 0 {
 		return usageErr(fmt.Errorf("--speed %v: want a positive factor such as 10", speed), "")
 	}
-	if err := monitor.CheckSpeed(tl, speed); err != nil {
+	if err := livereplay.CheckSpeed(tl, speed); err != nil {
 		return usageErr(err, `a faster replay needs a longer probe budget: the timeline's "checker timeout=DUR"`)
 	}
 	if dsn != "" {
@@ -41,7 +42,7 @@ func (m *Main) runReplayLive(ctx context.Context, path string, tl *timeline.Time
 			return usageErr(fmt.Errorf("--mysql: %w", err), "a DSN looks like probe:PASSWORD@tcp(127.0.0.1:3306)/")
 		}
 	}
-	if err := monitor.WireOnly(tl); err != nil {
+	if err := livereplay.WireOnly(tl); err != nil {
 		return usageErr(err, wireOnlyHint)
 	}
 	against := ""
@@ -78,31 +79,31 @@ func (m *Main) runReplayLive(ctx context.Context, path string, tl *timeline.Time
 		return usageErr(fmt.Errorf("--mysql: a probe of %s with no fault ended in %s: %v", checker.Addr(), r.Condition, r.Err), hint)
 	}
 	simulated := simulate(tl, sm)
-	xs := monitor.NewLiveExpectations(tl, sm)
+	xs := livereplay.NewLiveExpectations(tl, sm)
 	out := newLivePrinter(m.Stdout, f, tl.Start, tl.Names())
 	if f == report.Text {
 		fmt.Fprintf(m.Stdout, "live replay of %s at %gx%s: %s of timeline in %s\n", tl.File, speed, against, tl.End, time.Duration(float64(tl.End)/speed).Round(time.Second))
 	}
-	lcfg := monitor.LiveConfig{Timeline: tl, Map: sm, DSN: dsn, Speed: speed, Log: log, Observers: []drive.Observer{out, xs.Observer()}}
+	lcfg := livereplay.LiveConfig{Timeline: tl, Map: sm, DSN: dsn, Speed: speed, Log: log, Observers: []drive.Observer{out, xs.Observer()}}
 	var run *reportRun
 	if reportPath != "" {
 		run = newReportRun(tl, sm)
 		lcfg.Observers = append(lcfg.Observers, run.observers()...)
 		lcfg.OnProbe = run.rec.Counted
 	}
-	live, err := monitor.LiveReplay(ctx, lcfg)
+	live, err := livereplay.LiveReplay(ctx, lcfg)
 	if err != nil {
 		return &exitError{code: 1, err: err}
 	}
-	lines, decisionsOK := monitor.Compare(tl.Start, simulated.Decisions, live.Decisions)
-	states, statesOK := monitor.CompareStates(tl.Start, tl.Names(), simulated.States, live.States)
+	lines, decisionsOK := livereplay.Compare(tl.Start, simulated.Decisions, live.Decisions)
+	states, statesOK := livereplay.CompareStates(tl.Start, tl.Names(), simulated.States, live.States)
 	var gaps []string
 	for _, g := range live.Gaps {
-		gaps = append(gaps, "not exercised: "+g.Describe(tl.Start))
+		gaps = append(gaps, "not exercised: "+livereplay.DescribeGap(tl.Start, g))
 	}
 	ok := decisionsOK && statesOK && len(gaps) == 0
 	results := xs.Results()
-	xlines, held := monitor.ExpectationLines(tl.File, results)
+	xlines, held := livereplay.ExpectationLines(tl.File, results)
 	if run != nil {
 		run.extra = "decisions, simulated against live (within one tick):\n  " + strings.Join(lines, "\n  ") +
 			"\n\nstate changes, simulated against live (within one tick):\n  " + strings.Join(states, "\n  ")
@@ -121,8 +122,8 @@ func (m *Main) runReplayLive(ctx context.Context, path string, tl *timeline.Time
 		if against != "" {
 			server = "built-in"
 		}
-		b, _ := json.Marshal(map[string]any{"live_summary": map[string]any{"file": tl.File, "speed": speed, "server": server, "agree": ok,
-			"decisions": lines, "states": states, "notes": gaps, "expectations": results}})
+		b, _ := json.Marshal(livereplay.Output[livereplay.Summary]{LiveSummary: livereplay.Summary{Agree: ok, Decisions: lines,
+			Expectations: results, File: tl.File, Notes: gaps, Server: server, Speed: speed, States: states}})
 		fmt.Fprintf(m.Stdout, "%s\n", b)
 	} else {
 		fmt.Fprint(m.Stdout, liveComparison(lines, states, gaps, xlines, ok))
@@ -159,8 +160,8 @@ func liveComparison(decisions, states, notes, expectations []string, agree bool)
 
 // simulate replays tl in the simulator and returns its fencing decisions and state changes,
 // to set beside the live ones.
-func simulate(tl *timeline.Timeline, sm *statemap.Map) *monitor.Recorder {
-	rec := &monitor.Recorder{Names: tl.Names()}
+func simulate(tl *timeline.Timeline, sm *statemap.Map) *livereplay.Recorder {
+	rec := &livereplay.Recorder{Names: tl.Names()}
 	sim.Replay(tl, sm, rec)
 	return rec
 }

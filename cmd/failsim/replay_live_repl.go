@@ -17,11 +17,13 @@ import (
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fileline"
 	"github.com/failsim/failsim/monitor"
+	"github.com/failsim/failsim/monitor/livereplay"
 	"github.com/failsim/failsim/repl"
 	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
 	"github.com/failsim/failsim/timeline"
+	"github.com/failsim/failsim/writer"
 )
 
 // Where the passwords of a live replay's other users come from: never the command line.
@@ -85,7 +87,7 @@ func liveServers(values []string, tl *timeline.Timeline) (liveTarget, error) {
 	case len(plain) > 1:
 		return liveTarget{}, usageErr(fmt.Errorf("--mysql given %d times without NODE=: give one DSN, or NODE=DSN for each node", len(plain)), "")
 	}
-	line := monitor.ReplLine(tl)
+	line := livereplay.ReplLine(tl)
 	if len(named) == 0 {
 		if line > 0 {
 			return liveTarget{}, usageErr(&fileline.Error{File: tl.File, Line: line,
@@ -122,12 +124,12 @@ func liveReplOnly(c *cobra.Command, tl *timeline.Timeline) error {
 }
 
 // replUser is a user given by flag, its password from an environment variable.
-func replUser(flag, user, env string) monitor.ReplUser {
-	return monitor.ReplUser{Flag: flag, Name: user, Password: os.Getenv(env), Env: env}
+func replUser(flag, user, env string) livereplay.ReplUser {
+	return livereplay.ReplUser{Flag: flag, Name: user, Password: os.Getenv(env), Env: env}
 }
 
 // runReplayLiveRepl plays a timeline with a workload live on one real server per node (dsns,
-// in cluster order) with monitor.ReplayRepl: one failsim proxy per node in front of its server
+// in cluster order) with livereplay.ReplayRepl: one failsim proxy per node in front of its server
 // carries the probes, the writes and the promotions, and the timeline's faults; the
 // replication events are made real (STOP/START SLAVE, MASTER_DELAY, the links' proxy of
 // --links); a failover promotes for real. It prints the live events, then the decisions and
@@ -135,7 +137,7 @@ func replUser(flag, user, env string) monitor.ReplUser {
 func (m *Main) runReplayLiveRepl(ctx context.Context, c *cobra.Command, o *replayFlags, tl *timeline.Timeline, sm *statemap.Map, dsns []string, f report.Format, log zerolog.Logger) error {
 	r := tl.Repl
 	if !r.Workload {
-		return usageErr(&fileline.Error{File: tl.File, Line: monitor.ReplLine(tl),
+		return usageErr(&fileline.Error{File: tl.File, Line: livereplay.ReplLine(tl),
 			Err: errors.New("a live replay of replication statements needs a workload (workload writes=N/s): its writes are what it measures")}, "")
 	}
 	if c.Flags().Changed("speed") && o.speed != 1 {
@@ -143,37 +145,37 @@ func (m *Main) runReplayLiveRepl(ctx context.Context, c *cobra.Command, o *repla
 	}
 	if o.links != "" {
 		// Before anything else: a bad URL never reaches the network.
-		if err := monitor.CheckLinksURL(o.links); err != nil {
+		if err := livereplay.CheckLinksURL(o.links); err != nil {
 			return liveUsage(err)
 		}
 	}
-	acts, err := monitor.ReplicationActions(tl, o.links != "")
+	acts, err := livereplay.ReplicationActions(tl, o.links != "")
 	if err != nil {
 		return usageErr(err, "")
 	}
 	admin := replUser("--admin", o.admin, adminPasswordEnv)
-	writer := replUser("--writer", o.writer, writerPasswordEnv)
-	for _, u := range []monitor.ReplUser{admin, writer} {
+	writerUser := replUser("--writer", o.writer, writerPasswordEnv)
+	for _, u := range []livereplay.ReplUser{admin, writerUser} {
 		if u.Name == "" {
 			return usageErr(fmt.Errorf("a live replay with a workload needs %s USER on every node's server, its password from %s", u.Flag, u.Env), "docs/live.md lists the grants each user needs")
 		}
 	}
 	names := tl.Names()
-	bases, err := monitor.ReplServers(names, dsns)
+	bases, err := livereplay.ReplServers(names, dsns)
 	if err != nil {
 		return liveUsage(err)
 	}
 	simulated, predicted := simulateRepl(tl, sm)
-	xs := monitor.NewLiveExpectations(tl, sm)
-	cfg := monitor.ReplayReplConfig{Timeline: tl, Map: sm, Servers: bases, Replication: acts,
-		Admin: admin, Writer: writer, Repl: replUser("--repl-user", o.replUser, replPasswordEnv),
+	xs := livereplay.NewLiveExpectations(tl, sm)
+	cfg := livereplay.ReplayReplConfig{Timeline: tl, Map: sm, Servers: bases, Replication: acts,
+		Admin: admin, Writer: writerUser, Repl: replUser("--repl-user", o.replUser, replPasswordEnv),
 		Simulated: simulated.Decisions, SimulatedStates: simulated.States, Predicted: predicted, Log: log}
 	if o.links != "" {
 		token, _, err := controlToken(ctx, c, "", o.tokenFile)
 		if err != nil {
 			return err
 		}
-		links, err := monitor.NewProxyLinks(ctx, o.links, token, names, acts)
+		links, err := livereplay.NewProxyLinks(ctx, o.links, token, names, acts)
 		if err != nil {
 			return liveUsage(err)
 		}
@@ -193,12 +195,12 @@ func (m *Main) runReplayLiveRepl(ctx context.Context, c *cobra.Command, o *repla
 			fmt.Fprintf(m.Stdout, "live replay of %s at 1x on %d servers, %d writes every %v with a %v deadline: %s\n", tl.File, len(dsns), r.Config.Rate.Writes, r.Config.Rate.Per, r.Config.Deadline, tl.End)
 		}
 	}
-	res, err := monitor.ReplayRepl(ctx, cfg)
+	res, err := livereplay.ReplayRepl(ctx, cfg)
 	if err != nil {
 		if len(res.Notes) > 0 && f == report.Text {
 			fmt.Fprintf(m.Stdout, "\n%s\n", strings.Join(res.Notes, "\n"))
 		} else if len(res.Notes) > 0 {
-			b, _ := json.Marshal(map[string]any{"live_summary": map[string]any{"file": tl.File, "interrupted": true, "notes": res.Notes}})
+			b, _ := json.Marshal(livereplay.Output[livereplay.Interrupted]{LiveSummary: livereplay.Interrupted{File: tl.File, Interrupted: true, Notes: res.Notes}})
 			fmt.Fprintf(m.Stdout, "%s\n", b)
 		}
 		return liveUsage(err)
@@ -208,11 +210,11 @@ func (m *Main) runReplayLiveRepl(ctx context.Context, c *cobra.Command, o *repla
 		// The report's writes row is the live client's view; what was lost is the ledger's.
 		fin := live
 		fin.Lost = int64(len(res.Lost))
-		if len(res.Promotions) == 1 && len(res.Lost) > 0 {
-			p := res.Promotions[0]
-			fin.Losses = []repl.Loss{{At: p.At, Cause: repl.LostAtFailover, Master: p.From, Keeper: p.To, Count: fin.Lost,
-				First: res.Lost[0], Last: res.Lost[len(res.Lost)-1]}}
+		promotions := make([]writer.Promotion, len(res.Promotions))
+		for i, p := range res.Promotions {
+			promotions[i] = writer.Promotion{At: p.At, From: p.From, To: p.To}
 		}
+		fin.Losses = writer.Losses(res.Lost, promotions)
 		for _, ob := range cfg.Observers {
 			ob.Event(&repl.Final{At: tl.End, Config: r.Config, Summary: fin, Workload: true})
 		}
@@ -227,7 +229,7 @@ func (m *Main) runReplayLiveRepl(ctx context.Context, c *cobra.Command, o *repla
 		}
 	}
 	results := xs.Results()
-	xlines, held := monitor.ExpectationLines(tl.File, results)
+	xlines, held := livereplay.ExpectationLines(tl.File, results)
 	if run != nil && len(xlines) > 0 {
 		run.extra += "\n\n" + strings.Join(xlines, "\n")
 	}
@@ -245,10 +247,10 @@ func (m *Main) runReplayLiveRepl(ctx context.Context, c *cobra.Command, o *repla
 	return nil
 }
 
-// liveUsage maps monitor's errors: a *monitor.UsageError is bad input (exit 2, with its hint),
+// liveUsage maps monitor's errors: a *livereplay.UsageError is bad input (exit 2, with its hint),
 // any other a failed run (exit 1).
 func liveUsage(err error) error {
-	var ue *monitor.UsageError
+	var ue *livereplay.UsageError
 	if errors.As(err, &ue) {
 		return usageErr(ue.Err, ue.Hint)
 	}
@@ -259,17 +261,17 @@ func liveUsage(err error) error {
 type liveReplOutcome struct {
 	file      string
 	servers   int
-	decisions []string // monitor.Compare's lines
-	states    []string // monitor.CompareStates' lines
-	client    []string // monitor.CompareReplication's lines
+	decisions []string // livereplay.Compare's lines
+	states    []string // livereplay.CompareStates' lines
+	client    []string // livereplay.CompareReplication's lines
 	notes     []string // the promotions and what could not be made real
 	agree     bool
 	simulated repl.Summary
 	live      repl.Summary
 	liveLost  int64
 	// expectations are the live verdicts of the expect lines, xlines their text
-	// (monitor.ExpectationLines).
-	expectations []monitor.ExpectResult
+	// (livereplay.ExpectationLines).
+	expectations []livereplay.ExpectResult
 	xlines       []string
 }
 
@@ -277,9 +279,9 @@ type liveReplOutcome struct {
 // in JSON one {"live_summary": {...}} object.
 func (o liveReplOutcome) write(w io.Writer, f report.Format) error {
 	if f == report.JSON {
-		b, err := json.Marshal(map[string]any{"live_summary": map[string]any{"file": o.file, "speed": 1, "servers": o.servers,
-			"agree": o.agree, "decisions": o.decisions, "states": o.states, "client": o.client, "notes": o.notes, "expectations": o.expectations,
-			"simulated": availabilityJSON(o.simulated, o.simulated.Lost), "live": availabilityJSON(o.live, o.liveLost)}})
+		b, err := json.Marshal(livereplay.Output[livereplay.ReplSummary]{LiveSummary: livereplay.ReplSummary{Agree: o.agree, Client: o.client,
+			Decisions: o.decisions, Expectations: o.expectations, File: o.file, Live: livereplay.NewAvailability(o.live, o.liveLost), Notes: o.notes,
+			Servers: o.servers, Simulated: livereplay.NewAvailability(o.simulated, o.simulated.Lost), Speed: 1, States: o.states}})
 		if err != nil {
 			return err
 		}
@@ -308,8 +310,8 @@ func (o liveReplOutcome) write(w io.Writer, f report.Format) error {
 // simulateRepl replays tl in the simulator and returns its fencing decisions and state
 // changes and the client's view (the replication model's summary), to set beside the live
 // ones.
-func simulateRepl(tl *timeline.Timeline, sm *statemap.Map) (*monitor.Recorder, repl.Summary) {
-	rec := &monitor.Recorder{Names: tl.Names()}
+func simulateRepl(tl *timeline.Timeline, sm *statemap.Map) (*livereplay.Recorder, repl.Summary) {
+	rec := &livereplay.Recorder{Names: tl.Names()}
 	fin := &finalCatcher{}
 	sim.Replay(tl, sm, rec, fin)
 	return rec, fin.summary
@@ -322,11 +324,4 @@ func (f *finalCatcher) Event(ev act.Event) {
 	if fin, ok := ev.(*repl.Final); ok {
 		f.summary = fin.Summary
 	}
-}
-
-// availabilityJSON is the client's view of one side for --format json.
-func availabilityJSON(s repl.Summary, lost int64) map[string]any {
-	return map[string]any{"offered": s.Offered, "acknowledged": s.Acknowledged, "failed": s.Failed, "lost": lost,
-		"longest_outage_s": s.Outage.Length().Seconds(), "outage_from_s": s.Outage.From.Seconds(), "outage_to_s": s.Outage.To.Seconds(),
-		"unavailable_s": s.Unavailable.Seconds()}
 }

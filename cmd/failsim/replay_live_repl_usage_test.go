@@ -15,7 +15,7 @@ import (
 
 	"github.com/failsim/failsim/internal/mariadb"
 	"github.com/failsim/failsim/internal/mysqld"
-	"github.com/failsim/failsim/monitor"
+	"github.com/failsim/failsim/monitor/livereplay"
 	"github.com/failsim/failsim/repl"
 	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/timeline"
@@ -75,7 +75,7 @@ func TestLiveReplOutcome(t *testing.T) {
 	live := repl.Summary{Offered: 1501, Acknowledged: 1397, Failed: 104, Unavailable: 2080 * time.Millisecond,
 		Outage: repl.Outage{From: 7020 * time.Millisecond, To: 9100 * time.Millisecond}}
 	rate := repl.PerSecond(50)
-	client, ok := monitor.CompareReplication(start, sim, live, 150, rate, 2*time.Second, 1)
+	client, ok := livereplay.CompareReplication(start, sim, live, 150, rate, 2*time.Second, 1)
 	if !ok {
 		t.Fatalf("CompareReplication: %q", client)
 	}

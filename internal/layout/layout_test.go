@@ -50,6 +50,9 @@ var rank = map[string]int{
 	// The two adapters around the one scheduler: the simulator, in virtual time, and the live
 	// runtime, on real probes through the proxy.
 	"sim": 13, "monitor": 13,
+	// A timeline played live on the live adapter and judged against the simulator; the servers
+	// the live tests share (only tests import it).
+	"monitor/livereplay": 14, "internal/liveservers": 14,
 	// Property testing, on the simulator.
 	"check": 14,
 	// Sweeping a statemap's settings over a grid, on check's traces.
@@ -160,7 +163,10 @@ func TestNamedDirections(t *testing.T) {
 	// The managers' group decides views, quorum and adoption on its own: the engine's copies
 	// and their merge are fence's, and the tick arithmetic is the statemap's.
 	never("group", "fence")
-	never("monitor", "sim", "check")
+	// The live adapter makes the core's decisions real on probes; what a live replay adds (the
+	// proxies, the promotions, the writes, the timeline, its narration) is monitor/livereplay's.
+	never("monitor", "sim", "check", "proxy", "replica", "writer", "timeline", "narrate")
+	never("monitor/livereplay", "sim", "check")
 	never("sim", "monitor", "proxy", "check")
 	never("check", "monitor", "proxy")
 	never("sweep", "monitor", "proxy")

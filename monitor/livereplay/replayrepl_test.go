@@ -1,4 +1,4 @@
-package monitor
+package livereplay
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/failsim/failsim/internal/embedded"
+	"github.com/failsim/failsim/internal/liveservers"
 	"github.com/failsim/failsim/statemap"
 	"github.com/failsim/failsim/timeline"
 )
@@ -30,7 +31,7 @@ func TestReplServersBadDSN(t *testing.T) {
 // ledger: each failure is a *UsageError naming the node, with no password in it. The
 // in-process server stands in for the servers: it has no failsim.ledger.
 func TestReplayReplPreflight(t *testing.T) {
-	srv := needEmbedded(t)
+	srv := liveservers.Embedded(t)
 	tl, err := timeline.Parse("w.timeline", []byte("cluster db1:master db2:replica\nworkload writes=5/s\n00:00:01 db1 refuse\n00:00:10 cluster end\n"))
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package monitor
+package livereplay
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/fileline"
+	"github.com/failsim/failsim/monitor"
 	"github.com/failsim/failsim/proxy"
 	"github.com/failsim/failsim/repl"
 	"github.com/failsim/failsim/replica"
@@ -80,11 +81,11 @@ type ReplicationAction struct {
 type LiveReplicationConfig struct {
 	// Nodes, Map, Policy, Interval, Log and Observers are the runtime's (Config); the engine
 	// ranks candidates with LiveCandidate over Admins and Precedence.
-	Nodes      []Node
-	Config     Config
+	Nodes      []monitor.Node
+	Config     monitor.Config
 	Precedence []int
 	// Script holds the faults on the nodes' database links (Inject makes them real) and the end.
-	Script Script
+	Script monitor.Script
 	// Replication are the replication actions, in time order.
 	Replication []ReplicationAction
 	// OnAction, when not nil, is told each replication action once it was made, with the error
@@ -127,7 +128,7 @@ type LivePromotion struct {
 type LiveReplicationResult struct {
 	Decisions  []Decision
 	States     []StateChange
-	Gaps       []ClockGap // the runtime's clock gaps (LiveRun.Gaps)
+	Gaps       []monitor.ClockGap // the runtime's clock gaps (LiveRun.Gaps)
 	Promotions []LivePromotion
 	Writes     writer.Result
 	Master     int     // the master of record at the end; -1 for none
@@ -170,7 +171,7 @@ func LiveReplication(ctx context.Context, cfg LiveReplicationConfig) (LiveReplic
 	sc := cfg.Script
 	sc.Actions = withReplication(sc.Actions, cfg.Replication)
 	sc.Replicate = func(a act.Action) { acts <- a } // room for every one: it never blocks
-	rt, err := New(rc, sc)
+	rt, err := monitor.New(rc, sc)
 	if err != nil {
 		return res, err
 	}
@@ -232,7 +233,7 @@ func warm(ctx context.Context, dbs []*sql.DB) {
 	}
 }
 
-func names(ns []Node) []string {
+func names(ns []monitor.Node) []string {
 	out := make([]string, len(ns))
 	for i, n := range ns {
 		out[i] = n.Name

@@ -1,4 +1,4 @@
-package monitor
+package livereplay
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/fileline"
+	"github.com/failsim/failsim/monitor"
 	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/proxy"
 	"github.com/failsim/failsim/statemap"
@@ -100,7 +101,7 @@ type LiveRun struct {
 	States    []StateChange
 	// Gaps are the stretches in which the runtime did not run (its process stopped, the
 	// machine overloaded): a run with any was not exercised throughout, and cannot agree.
-	Gaps []ClockGap
+	Gaps []monitor.ClockGap
 }
 
 // LiveReplay plays tl live: one proxy per node on 127.0.0.1 in front of the real server,
@@ -123,7 +124,7 @@ func LiveReplay(ctx context.Context, cfg LiveConfig) (LiveRun, error) {
 	if err := CheckSpeed(tl, speed); err != nil {
 		return LiveRun{}, err
 	}
-	base, err := ProxyDSN(cfg.DSN)
+	base, err := monitor.ProxyDSN(cfg.DSN)
 	if err != nil {
 		return LiveRun{}, err
 	}
@@ -137,16 +138,16 @@ func LiveReplay(ctx context.Context, cfg LiveConfig) (LiveRun, error) {
 	}
 	defer px.Close()
 	budget := time.Duration(float64(tl.Timeout) / speed)
-	nodes := make([]Node, len(tl.Nodes))
+	nodes := make([]monitor.Node, len(tl.Nodes))
 	for i, n := range tl.Nodes {
 		pn, _ := px.Node(n.Name)
 		c := base.Clone()
 		c.Addr = pn.Addr()
-		chk, err := NewChecker(CheckerConfig{DSN: c.FormatDSN(), Budget: budget, Query: cfg.Query})
+		chk, err := monitor.NewChecker(monitor.CheckerConfig{DSN: c.FormatDSN(), Budget: budget, Query: cfg.Query})
 		if err != nil {
 			return LiveRun{}, err
 		}
-		nodes[i] = Node{Name: n.Name, Role: n.Role, Prober: chk}
+		nodes[i] = monitor.Node{Name: n.Name, Role: n.Role, Prober: chk}
 		cfg.Log.Debug().Str("node", n.Name).Str("proxy", pn.Addr()).Str("upstream", base.Addr).Msg("proxy up")
 	}
 	var injectErr error
@@ -157,11 +158,11 @@ func LiveReplay(ctx context.Context, cfg LiveConfig) (LiveRun, error) {
 	}
 	rec := &Recorder{Names: tl.Names()}
 	obs := append([]drive.Observer{rec}, cfg.Observers...)
-	var onProbe func(time.Duration, int, Result)
+	var onProbe func(time.Duration, int, monitor.Result)
 	if cfg.OnProbe != nil {
-		onProbe = func(at time.Duration, i int, r Result) { cfg.OnProbe(at, i, r.Condition) }
+		onProbe = func(at time.Duration, i int, r monitor.Result) { cfg.OnProbe(at, i, r.Condition) }
 	}
-	rt, err := New(Config{Nodes: nodes, Map: cfg.Map, Policy: tl.Policy, Interval: tl.Interval, Speed: speed,
+	rt, err := monitor.New(monitor.Config{Nodes: nodes, Map: cfg.Map, Policy: tl.Policy, Interval: tl.Interval, Speed: speed,
 		Log: cfg.Log, Observers: obs, OnProbe: onProbe, Group: TimelineGroup(tl)}, TimelineScript(tl, inject))
 	if err != nil {
 		return LiveRun{}, err

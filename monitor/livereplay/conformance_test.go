@@ -1,4 +1,4 @@
-package monitor
+package livereplay
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/failsim/failsim/faultmodel"
+	"github.com/failsim/failsim/internal/liveservers"
+	"github.com/failsim/failsim/monitor"
 	"github.com/failsim/failsim/statemap"
 	"github.com/failsim/failsim/timeline"
 	"github.com/rs/zerolog"
@@ -25,11 +27,11 @@ import (
 // model predicts, within the predicted time +-500 ms. One harness, two servers: MariaDB and
 // the in-process go-mysql-server (subtests "mariadb" and "embedded").
 func TestConformanceFaults(t *testing.T) {
-	eachServer(t, conformFaults)
+	liveservers.Each(t, conformFaults)
 }
 
 // conformFaults runs every fault case through one proxy in front of s.
-func conformFaults(t *testing.T, s liveServer) {
+func conformFaults(t *testing.T, s liveservers.Server) {
 	px, err := proxy.New(proxy.Config{Nodes: []proxy.NodeConfig{{Name: "db1", Listen: "127.0.0.1:0", Upstream: s.Addr}}})
 	if err != nil {
 		t.Fatal(err)
@@ -37,7 +39,7 @@ func conformFaults(t *testing.T, s liveServer) {
 	defer px.Close()
 	node, _ := px.Node("db1")
 	const budget = 1500 * time.Millisecond
-	c, err := NewChecker(CheckerConfig{DSN: s.DSN(node.Addr()), Budget: budget})
+	c, err := monitor.NewChecker(monitor.CheckerConfig{DSN: s.DSN(node.Addr()), Budget: budget})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,10 +152,10 @@ func TestConformanceIncidents(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the live incidents take minutes")
 	}
-	s := needMariaDB(t)
-	files, _ := filepath.Glob("../testdata/incidents/*.timeline")
+	s := liveservers.MariaDB(t)
+	files, _ := filepath.Glob("../../testdata/incidents/*.timeline")
 	if len(files) == 0 {
-		t.Fatal("no incidents in ../testdata/incidents")
+		t.Fatal("no incidents in ../../testdata/incidents")
 	}
 	// Concurrently, each with its own proxies: the runs mostly wait, and t.Parallel would be
 	// limited to GOMAXPROCS at once (two on CI).
@@ -212,7 +214,7 @@ func conformIncident(t *testing.T, dsn, f string) {
 	lines, ok := Compare(tl.Start, simulated, live.Decisions)
 	states, statesOK := CompareStates(tl.Start, tl.Names(), simStates.States, live.States)
 	for _, g := range live.Gaps {
-		t.Logf("not exercised: %s", g.Describe(tl.Start)) // the machine was overloaded: say so beside a difference
+		t.Logf("not exercised: %s", DescribeGap(tl.Start, g)) // the machine was overloaded: say so beside a difference
 	}
 	if !ok || !statesOK {
 		t.Errorf("live and simulated differ (%s of timeline from %s, at %dx, took %v):\n%s\n%s",

@@ -1,4 +1,4 @@
-package monitor
+package livereplay
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/failsim/failsim/internal/liveservers"
 	"github.com/failsim/failsim/timeline"
 )
 
@@ -44,7 +45,7 @@ func TestMissingGrants(t *testing.T) {
 // under semisync, REPLICATION MASTER ADMIN) are refused before the run, naming the user, the
 // node and the privilege. Both nodes are the one server here: the run never starts.
 func TestReplayReplChecksGrants(t *testing.T) {
-	s := needMariaDB(t)
+	s := liveservers.MariaDB(t)
 	root, err := s.Root()
 	if err != nil {
 		t.Fatal(err)

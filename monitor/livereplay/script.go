@@ -1,8 +1,9 @@
-package monitor
+package livereplay
 
 import (
 	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/fault"
+	"github.com/failsim/failsim/monitor"
 	"github.com/failsim/failsim/timeline"
 )
 
@@ -10,8 +11,8 @@ import (
 // the simulator's order (a fault event calls inject, the proxy in a live replay, and is noted
 // as the simulator notes it; manager, policy and recover events go to the engine), the instants
 // its expectations look at (Timeline.Checkpoints), and its end.
-func TimelineScript(tl *timeline.Timeline, inject func(node int, f fault.Fault)) Script {
-	return Script{Actions: tl.Events, Inject: inject, Checkpoints: tl.Checkpoints(), End: tl.End}
+func TimelineScript(tl *timeline.Timeline, inject func(node int, f fault.Fault)) monitor.Script {
+	return monitor.Script{Actions: tl.Events, Inject: inject, Checkpoints: tl.Checkpoints(), End: tl.End}
 }
 
 // TimelineGroup is the managers' group of a live run of tl, as the simulator runs it

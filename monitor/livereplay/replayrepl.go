@@ -1,4 +1,4 @@
-package monitor
+package livereplay
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/monitor"
 	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/proxy"
 	"github.com/failsim/failsim/repl"
@@ -68,7 +69,7 @@ type ReplLinks interface {
 func ReplServers(names, dsns []string) ([]*mysql.Config, error) {
 	bases := make([]*mysql.Config, len(dsns))
 	for i, d := range dsns {
-		b, err := ProxyDSN(d)
+		b, err := monitor.ProxyDSN(d)
 		if err != nil {
 			return nil, usage(fmt.Errorf("--mysql %s: %w", names[i], err), "a DSN looks like probe:PASSWORD@tcp(127.0.0.1:3306)/")
 		}
@@ -100,7 +101,7 @@ type ReplayReplConfig struct {
 	// real, under one lock. OnProbe, when not nil, is told each probe's result under the same
 	// lock.
 	Observers []drive.Observer
-	OnProbe   func(at time.Duration, node int, res Result)
+	OnProbe   func(at time.Duration, node int, res monitor.Result)
 	// Ready, when not nil, is called once every server passed the preflight and the proxies
 	// are up, just before the run starts.
 	Ready func()
@@ -117,7 +118,7 @@ type ReplayReplResult struct {
 	Lost       []int64      // the ledger's lost ids
 	Promotions []LivePromotion
 	// Gaps are the runtime's clock gaps: with any, the run cannot agree.
-	Gaps []ClockGap
+	Gaps []monitor.ClockGap
 	// Agree is true when the decisions, the state changes and the client's view agree,
 	// everything was made real and the runtime ran throughout.
 	Agree bool
@@ -151,7 +152,7 @@ func ReplayRepl(ctx context.Context, cfg ReplayReplConfig) (ReplayReplResult, er
 		}
 		c.Timeout = 2 * time.Second
 		c.Logger = &mysql.NopLogger{}
-		Bound(c)
+		monitor.Bound(c)
 		conn, err := mysql.NewConnector(c)
 		if err != nil {
 			return nil, err
@@ -171,7 +172,7 @@ func ReplayRepl(ctx context.Context, cfg ReplayReplConfig) (ReplayReplResult, er
 	}
 	var grants []grantCheck
 	for i, b := range bases {
-		chk, err := NewChecker(CheckerConfig{DSN: b.FormatDSN(), Budget: tl.Timeout})
+		chk, err := monitor.NewChecker(monitor.CheckerConfig{DSN: b.FormatDSN(), Budget: tl.Timeout})
 		if err != nil {
 			return ReplayReplResult{}, usage(fmt.Errorf("--mysql %s: %w", names[i], err), "")
 		}
@@ -239,7 +240,7 @@ func ReplayRepl(ctx context.Context, cfg ReplayReplConfig) (ReplayReplResult, er
 	}
 	defer px.Close()
 	lcfg := LiveReplicationConfig{
-		Config:      Config{Map: cfg.Map, Policy: tl.Policy, Interval: tl.Interval, Log: cfg.Log, Group: TimelineGroup(tl)},
+		Config:      monitor.Config{Map: cfg.Map, Policy: tl.Policy, Interval: tl.Interval, Log: cfg.Log, Group: TimelineGroup(tl)},
 		Precedence:  r.Config.Precedence,
 		Replication: cfg.Replication,
 		Rate:        r.Config.Rate, Deadline: r.Config.Deadline, Base: top.Int64 + 1,
@@ -256,11 +257,11 @@ func ReplayRepl(ctx context.Context, cfg ReplayReplConfig) (ReplayReplResult, er
 		pn, _ := px.Node(names[i])
 		c := b.Clone()
 		c.Addr = pn.Addr()
-		chk, err := NewChecker(CheckerConfig{DSN: c.FormatDSN(), Budget: tl.Timeout})
+		chk, err := monitor.NewChecker(monitor.CheckerConfig{DSN: c.FormatDSN(), Budget: tl.Timeout})
 		if err != nil {
 			return ReplayReplResult{}, usage(fmt.Errorf("--mysql %s: %w", names[i], err), "")
 		}
-		lcfg.Nodes = append(lcfg.Nodes, Node{Name: names[i], Role: tl.Nodes[i].Role, Prober: chk})
+		lcfg.Nodes = append(lcfg.Nodes, monitor.Node{Name: names[i], Role: tl.Nodes[i].Role, Prober: chk})
 		adb, err := pool(cfg.Admin.dsn(b, pn.Addr()), 8)
 		if err != nil {
 			return ReplayReplResult{}, usage(err, "")
@@ -303,7 +304,7 @@ func ReplayRepl(ctx context.Context, cfg ReplayReplConfig) (ReplayReplResult, er
 	// loop: one lock keeps the observers' order.
 	obs := &lockedObservers{obs: cfg.Observers}
 	if cfg.OnProbe != nil {
-		lcfg.Config.OnProbe = func(at time.Duration, node int, res Result) {
+		lcfg.Config.OnProbe = func(at time.Duration, node int, res monitor.Result) {
 			obs.mu.Lock()
 			defer obs.mu.Unlock()
 			cfg.OnProbe(at, node, res)
@@ -345,7 +346,7 @@ func ReplayRepl(ctx context.Context, cfg ReplayReplConfig) (ReplayReplResult, er
 		}
 	}
 	for _, g := range res.Gaps {
-		out.Notes = append(out.Notes, "not exercised: "+g.Describe(tl.Start))
+		out.Notes = append(out.Notes, "not exercised: "+DescribeGap(tl.Start, g))
 	}
 	out.Agree = decisionsOK && statesOK && clientOK && made && len(res.Gaps) == 0
 	return out, nil

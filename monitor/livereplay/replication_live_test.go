@@ -1,4 +1,4 @@
-package monitor
+package livereplay
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/internal/mariadb"
+	"github.com/failsim/failsim/monitor"
 	"github.com/failsim/failsim/proxy"
 	"github.com/failsim/failsim/repl"
 	"github.com/failsim/failsim/replica"
@@ -139,7 +140,7 @@ func conformReplication(t *testing.T, c *mariadb.Cluster, front *proxy.Proxy, sc
 
 	// The live run: probes, writes and promotions through the front proxy.
 	cfg := LiveReplicationConfig{
-		Config:      Config{Map: sm, Interval: tl.Interval},
+		Config:      monitor.Config{Map: sm, Interval: tl.Interval},
 		Script:      TimelineScript(tl, func(j int, f fault.Fault) {}),
 		Replication: []ReplicationAction{{At: freezeAt, Node: frozen, Kind: LinkFreeze}},
 		SetLink:     func(j int, md proxy.Mode) error { return c.SetLink(servers[j], md) },
@@ -156,11 +157,11 @@ func conformReplication(t *testing.T, c *mariadb.Cluster, front *proxy.Proxy, sc
 	}
 	for j, i := range servers {
 		nd, _ := front.Node(c.Names[i])
-		chk, err := NewChecker(CheckerConfig{DSN: through(t, c.DSN(i, "", ""), nd.Addr()), Budget: tl.Timeout})
+		chk, err := monitor.NewChecker(monitor.CheckerConfig{DSN: through(t, c.DSN(i, "", ""), nd.Addr()), Budget: tl.Timeout})
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg.Nodes = append(cfg.Nodes, Node{Name: tl.Nodes[j].Name, Role: tl.Nodes[j].Role, Prober: chk})
+		cfg.Nodes = append(cfg.Nodes, monitor.Node{Name: tl.Nodes[j].Name, Role: tl.Nodes[j].Role, Prober: chk})
 		cfg.Writers = append(cfg.Writers, livePool(t, through(t, c.WriterDSN(i), nd.Addr())))
 		cfg.Admins = append(cfg.Admins, livePool(t, through(t, c.AdminDSN(i), nd.Addr())))
 		cfg.Readers = append(cfg.Readers, livePool(t, c.DSN(i, "", ""))) // straight to the server
@@ -175,7 +176,7 @@ func conformReplication(t *testing.T, c *mariadb.Cluster, front *proxy.Proxy, sc
 		t.Errorf("replication action: %v", e)
 	}
 	for _, g := range res.Gaps {
-		t.Logf("not exercised: %s", g.Describe(tl.Start)) // the machine was overloaded: say so beside a difference
+		t.Logf("not exercised: %s", DescribeGap(tl.Start, g)) // the machine was overloaded: say so beside a difference
 	}
 	if len(res.Promotions) != 1 {
 		t.Fatalf("live promotions %+v, want one", res.Promotions)
