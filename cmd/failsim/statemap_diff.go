@@ -174,11 +174,11 @@ func diffFences(w io.Writer, a, b *statemap.Map, interval, timeout time.Duration
 
 // verdict replays tl under m and returns its verdict's headline (report.Headline's text).
 func verdict(ctx context.Context, tl *timeline.Timeline, m *statemap.Map) (string, error) {
-	r := report.New(tl, m)
-	if _, err := sim.ReplayContext(ctx, tl, m, r); err != nil {
+	run := report.NewRun(tl, m, nil) // no log: only the verdict is read
+	if _, err := sim.ReplayContext(ctx, tl, m, run.Observers()...); err != nil {
 		return "", err
 	}
-	return r.Headline().Text(), nil
+	return run.Verdict().Headline().Text(), nil
 }
 
 // plural says n words, with an s unless n is 1.
