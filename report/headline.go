@@ -13,7 +13,9 @@ import (
 // Headline is the head of a verdict: what its unindented lines say, without their reasons. It
 // names each time a master was failed, in order, and the replication model the run had. Two
 // runs of one timeline have the same outcome at a glance when their Headlines' Text is the same
-// (failsim statemap diff). Its zero value is a run that did not fail over and had no model.
+// (failsim statemap diff). Lines and Text name the nodes and the clock as the verdict does, with
+// the names and start of the Report that gave it (Report.Headline). Its zero value is a run
+// that did not fail over and had no model.
 type Headline struct {
 	// Fenced is each master failed, in the order it was: by a failover, or with no replica
 	// eligible. None: the cluster did not fail over.
