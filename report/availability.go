@@ -96,23 +96,13 @@ func (r *Report) Replication() *repl.Final { return r.repl.final }
 
 // replVerdict returns the verdict's replication paragraph: what the ranking chose, what the
 // promotions waited for and lost, semisync's fallbacks, and the client's view; none without a
-// model.
-func (r *Report) replVerdict() []string {
+// model. head is the paragraph's first line, the headline's (nil without a model).
+func (r *Report) replVerdict(head *ReplicationHead) []string {
 	f := r.repl.final
 	if f == nil {
 		return nil
 	}
-	c := f.Config
-	head := "replication: " + c.Mode.String()
-	if c.Mode == repl.Semisync {
-		head += fmt.Sprintf(" (timeout %s)", orDefault(c.Timeout, repl.DefaultTimeout))
-	}
-	if f.Workload {
-		head += fmt.Sprintf("; workload %s, deadline %s", RateWords(c.Rate), c.Deadline)
-	} else {
-		head += "; no workload"
-	}
-	out := []string{head}
+	out := []string{head.line()}
 	for _, l := range r.repl.lines {
 		out = append(out, "  "+l)
 	}

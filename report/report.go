@@ -276,18 +276,11 @@ func (r *Report) Primary() []group.Set { return r.primary }
 // verdict is the verdict's lines about failing over.
 func (r *Report) verdict() []string {
 	clock := func(d time.Duration) string { return narrate.Clock(r.tl.Start, d) }
+	head := r.Headline()
 	var out []string
 	if len(r.fences) > 0 {
 		for i, ev := range r.fences {
-			then := ""
-			if i > 0 {
-				then = "then "
-			}
-			if ev.kind == fence.KindFailover {
-				out = append(out, fmt.Sprintf("%sfailover at %s: master %s failed, %s promoted", then, clock(ev.at), r.names[ev.node], r.names[ev.to]))
-			} else {
-				out = append(out, fmt.Sprintf("%sno failover: master %s failed at %s and no replica was eligible; the cluster has no master", then, r.names[ev.node], clock(ev.at)))
-			}
+			out = append(out, head.fencedLine(i))
 			if w, ok := r.why[i]; ok {
 				out = append(out, "  because "+w)
 			}
@@ -295,9 +288,9 @@ func (r *Report) verdict() []string {
 				out = append(out, "  not eligible: "+narrate.Ineligible(r.names, ev.ineligible))
 			}
 		}
-		return append(out, r.replVerdict()...)
+		return append(out, r.replVerdict(head.Replication)...)
 	}
-	out = append(out, "no failover")
+	out = append(out, noFailover)
 	for i := range r.nodes {
 		n, name := &r.nodes[i], r.names[i]
 		for _, c := range n.conds {
@@ -331,7 +324,7 @@ func (r *Report) verdict() []string {
 	if len(out) == 1 && len(r.noPrimary) == 0 && len(r.shuns) == 0 {
 		out = append(out, "  every node stayed online")
 	}
-	return append(out, r.replVerdict()...)
+	return append(out, r.replVerdict(head.Replication)...)
 }
 
 // whyNot says why condition c on a node did not fail the cluster over; "" when the node's

@@ -14,13 +14,10 @@ import (
 // expectations' results to w in format f, and returns those results in timeline order. When ctx
 // is done first it stops, writes the events so far and no verdict, and returns ctx's error.
 func Run(ctx context.Context, w io.Writer, f report.Format, tl *timeline.Timeline, m *statemap.Map) ([]expect.Result, error) {
-	verdict := report.New(tl, m)
-	printer := report.NewPrinter(w, f, tl.Start, tl.Names())
-	expects := expect.NewSet(tl, m) // fresh observers: a parsed timeline may be replayed again
-	if _, err := ReplayContext(ctx, tl, m, printer, verdict, expects); err != nil {
-		printer.Flush()
+	run := report.NewRun(tl, m, report.NewPrinter(w, f, tl.Start, tl.Names())) // fresh observers: a parsed timeline may be replayed again
+	if _, err := ReplayContext(ctx, tl, m, run.Observers()...); err != nil {
+		run.Flush()
 		return nil, err
 	}
-	results := expects.Results()
-	return results, printer.Summary(tl.File, verdict, results)
+	return run.Summary()
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/failsim/failsim/check"
 	"github.com/failsim/failsim/drive"
-	"github.com/failsim/failsim/expect"
 	"github.com/failsim/failsim/htmlreport"
 	"github.com/failsim/failsim/internal/output"
 	"github.com/failsim/failsim/report"
@@ -133,39 +132,44 @@ func reportInterrupted(ctx context.Context) error {
 	return err
 }
 
-// reportRun watches a replay for its report: the picture's recorder, the verdict, the
-// expectations and the event log in text.
+// reportRun is a replay with its report: the run's reports (report.Run) and what the page
+// draws and shows of it: the picture's recorder and the head of the event log in text.
 type reportRun struct {
-	tl      *timeline.Timeline
-	rec     *htmlreport.Recorder
-	verdict *report.Report
-	expects *expect.Set
-	log     htmlreport.LogWriter // the head of the event log: what the page shows of it
-	printer *report.Printer
-	extra   string // more of the summary: a live run's decisions beside the simulated ones
+	*report.Run
+	rec   *htmlreport.Recorder
+	log   htmlreport.LogWriter // the head of the event log: what the page shows of it
+	page  *report.Printer      // the event log in text, into log
+	extra string               // more of the summary: a live run's decisions beside the simulated ones
 }
 
+// newReportRun returns the report of a replay of tl under sm, whose only event log is the
+// page's.
 func newReportRun(tl *timeline.Timeline, sm *statemap.Map) *reportRun {
-	r := &reportRun{tl: tl, rec: htmlreport.New(tl, sm), verdict: report.New(tl, sm), expects: expect.NewSet(tl, sm)}
-	r.printer = report.NewPrinter(&r.log, report.Text, tl.Start, tl.Names())
+	return newLoggedReportRun(tl, sm, nil)
+}
+
+// newLoggedReportRun returns the report of a replay of tl under sm whose event log is out,
+// told the events and the summary beside the page's; nil: none but the page's.
+func newLoggedReportRun(tl *timeline.Timeline, sm *statemap.Map, out report.Log) *reportRun {
+	r := &reportRun{rec: htmlreport.New(tl, sm)}
+	r.page = report.NewPrinter(&r.log, report.Text, tl.Start, tl.Names())
+	r.Run = report.NewRun(tl, sm, out, r.page, r.rec)
 	return r
 }
 
 // observers are the replay's observers the report needs.
-func (r *reportRun) observers() []drive.Observer {
-	return []drive.Observer{r.printer, r.verdict, r.expects, r.rec}
-}
+func (r *reportRun) observers() []drive.Observer { return r.Observers() }
 
 // write writes the report in format (html or svg) to w, once the replay is over.
 func (r *reportRun) write(w io.Writer, format string) error {
 	if format == "svg" {
 		return r.rec.WriteSVG(w)
 	}
-	if err := r.printer.Flush(); err != nil {
+	if err := r.page.Flush(); err != nil {
 		return err
 	}
 	var summary bytes.Buffer
-	if err := report.NewPrinter(&summary, report.Text, r.tl.Start, r.tl.Names()).Summary(r.tl.File, r.verdict, r.expects.Results()); err != nil {
+	if err := r.WriteSummary(&summary, report.Text); err != nil {
 		return err
 	}
 	if r.extra != "" {
@@ -176,10 +180,8 @@ func (r *reportRun) write(w io.Writer, format string) error {
 
 // judged returns failedErr when an expectation failed.
 func (r *reportRun) judged() error {
-	for _, x := range r.expects.Results() {
-		if !x.Held {
-			return failedErr()
-		}
+	if !r.Held() {
+		return failedErr()
 	}
 	return nil
 }
@@ -258,13 +260,12 @@ func (m *Main) runReplayReport(ctx context.Context, f report.Format, tl *timelin
 			return fmt.Errorf("report %w", err)
 		}
 	}
-	run := newReportRun(tl, sm)
-	printer := report.NewPrinter(m.Stdout, f, tl.Start, tl.Names())
-	if _, err := sim.ReplayContext(ctx, tl, sm, append(run.observers(), printer)...); err != nil {
-		printer.Flush()
+	run := newLoggedReportRun(tl, sm, report.NewPrinter(m.Stdout, f, tl.Start, tl.Names()))
+	if _, err := sim.ReplayContext(ctx, tl, sm, run.observers()...); err != nil {
+		run.Flush()
 		return interrupted(ctx, "replay")
 	}
-	if err := printer.Summary(tl.File, run.verdict, run.expects.Results()); err != nil {
+	if _, err := run.Summary(); err != nil {
 		return err
 	}
 	if err := m.writeReport(ctx, path, "html", run, inputs...); err != nil {

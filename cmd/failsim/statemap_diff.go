@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -173,20 +172,13 @@ func diffFences(w io.Writer, a, b *statemap.Map, interval, timeout time.Duration
 	tw.Flush()
 }
 
-// verdict replays tl under m and returns its verdict's headline: the verdict's lines that are
-// not reasons, joined.
+// verdict replays tl under m and returns its verdict's headline (report.Headline's text).
 func verdict(ctx context.Context, tl *timeline.Timeline, m *statemap.Map) (string, error) {
-	r := report.New(tl, m)
-	if _, err := sim.ReplayContext(ctx, tl, m, r); err != nil {
+	run := report.NewRun(tl, m, nil) // no log: only the verdict is read
+	if _, err := sim.ReplayContext(ctx, tl, m, run.Observers()...); err != nil {
 		return "", err
 	}
-	var heads []string
-	for _, l := range r.Verdict() {
-		if !strings.HasPrefix(l, " ") {
-			heads = append(heads, l)
-		}
-	}
-	return strings.Join(heads, "; "), nil
+	return run.Verdict().Headline().Text(), nil
 }
 
 // plural says n words, with an s unless n is 1.

@@ -23,7 +23,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/failsim/failsim/act"
-	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/expect"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/monitor"
@@ -144,29 +143,25 @@ func (m *Main) runWatch(ctx context.Context, o *watchFlags) error {
 	clk := clock.New()
 	start := clk.Now()
 	tl.Start = start
-	out := newLivePrinter(m.Stdout, f, start, names)
-	verdict := &lateReport{}
 	hook := &failoverHook{cmd: o.onFailover, timeout: o.hookTimeout, start: start, names: names, stderr: m.Stderr, log: log}
+	// The verdict explains itself with sm, the map the runtime is given and starts with.
+	run := report.NewRun(tl, sm, newLivePrinter(m.Stdout, f, start, names), metrics, hook)
 	rt, err := monitor.New(monitor.Config{
 		Nodes: targets, Statemap: o.statemap, Map: sm, Policy: pol, Interval: o.interval, Clock: clk, Log: log,
-		Observers: []drive.Observer{out, verdict, metrics, hook},
+		Observers: run.Observers(),
 		OnProbe:   func(_ time.Duration, i int, r monitor.Result) { metrics.Probed(i, r.Condition) },
 	}, monitor.Script{End: o.forDur})
 	if err != nil {
 		return usageErr(err, "")
 	}
-	// The report explains its verdict with the statemap in force when the run ends.
-	verdict.Report = report.New(tl, rt.Map())
 	log.Info().Int("nodes", len(targets)).Dur("interval", o.interval).Dur("timeout", o.timeout).Msg("watching")
 	err = rt.Run(ctx)
 	hook.wait()
 	if err != nil {
 		return err
 	}
-	if out.err != nil {
-		return out.err
-	}
-	return report.NewPrinter(m.Stdout, f, start, names).Summary("watch", verdict.Report, []expect.Result{})
+	_, err = run.Summary() // a watch has no expectations: its timeline states none
+	return err
 }
 
 // parseNodes reads the --node flags into checkers, warning of a node whose DSN has no password
@@ -260,6 +255,24 @@ func (l *livePrinter) Event(ev act.Event) {
 	l.err = l.p.Flush()
 }
 
+// Flush implements report.Log: every line is out already; it returns the first error writing.
+func (l *livePrinter) Flush() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.err
+}
+
+// Summary implements report.Log: after the lines, unless one could not be written, the summary.
+func (l *livePrinter) Summary(file string, r *report.Report, results []expect.Result) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err != nil {
+		return l.err
+	}
+	l.err = l.p.Summary(file, r, results)
+	return l.err
+}
+
 // failoverHook runs the --on-failover command at each failover, in the background.
 type failoverHook struct {
 	cmd     string
@@ -325,7 +338,3 @@ func (h *failoverHook) Event(ev act.Event) {
 
 // wait waits for the commands still running.
 func (h *failoverHook) wait() { h.wg.Wait() }
-
-// lateReport is a report.Report made once the runtime exists, so that it explains the verdict
-// with the runtime's statemap.
-type lateReport struct{ *report.Report }
