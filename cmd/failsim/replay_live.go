@@ -35,11 +35,11 @@ func (m *Main) runReplayLive(ctx context.Context, path string, tl *timeline.Time
 		return usageErr(fmt.Errorf("--speed %v: want a positive factor such as 10", speed), "")
 	}
 	if err := livereplay.CheckSpeed(tl, speed); err != nil {
-		return usageErr(err, `a faster replay needs a longer probe budget: the timeline's "checker timeout=DUR"`)
+		return usageErr(fmt.Errorf("--%w", err), `a faster replay needs a longer probe budget: the timeline's "checker timeout=DUR"`)
 	}
 	if dsn != "" {
 		if _, err := monitor.ProxyDSN(dsn); err != nil {
-			return usageErr(fmt.Errorf("--mysql: %w", err), "a DSN looks like probe:PASSWORD@tcp(127.0.0.1:3306)/")
+			return usageErr(fmt.Errorf("--mysql: %w", err), dsnHint)
 		}
 	}
 	if err := livereplay.WireOnly(tl); err != nil {

@@ -123,9 +123,9 @@ func liveReplOnly(c *cobra.Command, tl *timeline.Timeline) error {
 	return nil
 }
 
-// replUser is a user given by flag, its password from an environment variable.
-func replUser(flag, user, env string) livereplay.ReplUser {
-	return livereplay.ReplUser{Flag: flag, Name: user, Password: os.Getenv(env), Env: env}
+// replUser is a user given by flag, its password from the environment variable env.
+func replUser(user, env string) livereplay.ReplUser {
+	return livereplay.ReplUser{Name: user, Password: os.Getenv(env)}
 }
 
 // runReplayLiveRepl plays a timeline with a workload live on one real server per node (dsns,
@@ -151,13 +151,15 @@ func (m *Main) runReplayLiveRepl(ctx context.Context, c *cobra.Command, o *repla
 	}
 	acts, err := livereplay.ReplicationActions(tl, o.links != "")
 	if err != nil {
-		return usageErr(err, "")
+		return usageErr(needsLinks(err), "")
 	}
-	admin := replUser("--admin", o.admin, adminPasswordEnv)
-	writerUser := replUser("--writer", o.writer, writerPasswordEnv)
-	for _, u := range []livereplay.ReplUser{admin, writerUser} {
-		if u.Name == "" {
-			return usageErr(fmt.Errorf("a live replay with a workload needs %s USER on every node's server, its password from %s", u.Flag, u.Env), "docs/live.md lists the grants each user needs")
+	for _, u := range []struct {
+		field livereplay.Field
+		name  string
+	}{{livereplay.FieldAdmin, o.admin}, {livereplay.FieldWriter, o.writer}} {
+		if u.name == "" {
+			return usageErr(fmt.Errorf("a live replay with a workload needs %s USER on every node's server, its password from %s",
+				liveUsers[u.field].flag, liveUsers[u.field].env), "docs/live.md lists the grants each user needs")
 		}
 	}
 	names := tl.Names()
@@ -168,7 +170,7 @@ func (m *Main) runReplayLiveRepl(ctx context.Context, c *cobra.Command, o *repla
 	simulated, predicted := simulateRepl(tl, sm)
 	xs := livereplay.NewLiveExpectations(tl, sm)
 	cfg := livereplay.ReplayReplConfig{Timeline: tl, Map: sm, Servers: bases, Replication: acts,
-		Admin: admin, Writer: writerUser, Repl: replUser("--repl-user", o.replUser, replPasswordEnv),
+		Admin: replUser(o.admin, adminPasswordEnv), Writer: replUser(o.writer, writerPasswordEnv), Repl: replUser(o.replUser, replPasswordEnv),
 		Simulated: simulated.Decisions, SimulatedStates: simulated.States, Predicted: predicted, Log: log}
 	if o.links != "" {
 		token, _, err := controlToken(ctx, c, "", o.tokenFile)
@@ -245,16 +247,6 @@ func (m *Main) runReplayLiveRepl(ctx context.Context, c *cobra.Command, o *repla
 		return failedErr()
 	}
 	return nil
-}
-
-// liveUsage maps monitor's errors: a *livereplay.UsageError is bad input (exit 2, with its hint),
-// any other a failed run (exit 1).
-func liveUsage(err error) error {
-	var ue *livereplay.UsageError
-	if errors.As(err, &ue) {
-		return usageErr(ue.Err, ue.Hint)
-	}
-	return &exitError{code: 1, err: err}
 }
 
 // liveReplOutcome is what a live replay with a workload prints after its live events.

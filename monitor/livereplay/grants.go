@@ -154,11 +154,12 @@ func checkGrants(ctx context.Context, db *sql.DB, need []privilege) ([]privilege
 	return missing(lines, need), nil
 }
 
-// lacks says what user u lacks on node's server at addr.
-func lacks(u ReplUser, node, addr string, ps []privilege) error {
+// lacks says which privileges a user lacks ("lacks INSERT ON failsim.ledger"): the Err of an
+// *InputError of CheckLacks.
+func lacks(ps []privilege) error {
 	var s []string
 	for _, p := range ps {
 		s = append(s, p.String())
 	}
-	return fmt.Errorf("%s %s on %s (%s) lacks %s", u.Flag, u.Name, node, addr, strings.Join(s, ", "))
+	return fmt.Errorf("lacks %s", strings.Join(s, ", "))
 }

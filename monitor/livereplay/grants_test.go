@@ -76,8 +76,8 @@ func TestReplayReplChecksGrants(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = ReplayRepl(ctx, ReplayReplConfig{Timeline: tl, Servers: bases, Log: zerolog.Nop(),
-			Admin:  ReplUser{Flag: "--admin", Name: admin, Password: "pw-a", Env: "FAILSIM_ADMIN_PASSWORD"},
-			Writer: ReplUser{Flag: "--writer", Name: writer, Password: "pw-w", Env: "FAILSIM_WRITER_PASSWORD"},
+			Admin:  ReplUser{Name: admin, Password: "pw-a"},
+			Writer: ReplUser{Name: writer, Password: "pw-w"},
 			Ready:  func() { t.Error("the run started") }})
 		return err
 	}
@@ -85,15 +85,17 @@ func TestReplayReplChecksGrants(t *testing.T) {
 	semi := "cluster db1:master db2:replica\nworkload writes=5/s\nreplication semisync timeout=1s\n00:00:01 db1 refuse\n00:00:10 cluster end\n"
 	for _, c := range []struct {
 		src, admin, writer, want string
+		field                    Field
+		user                     string
 	}{
-		{async, "g_fulladmin", "g_writer", "--writer g_writer on db1 (" + s.Addr + ") lacks INSERT ON failsim.ledger"},
-		{async, "g_admin", "g_goodwriter", "--admin g_admin on db1 (" + s.Addr + ") lacks RELOAD ON *.*"},
-		{semi, "g_fulladmin", "g_goodwriter", "--admin g_fulladmin on db1 (" + s.Addr + ") lacks REPLICATION MASTER ADMIN ON *.*"},
+		{async, "g_fulladmin", "g_writer", "writer g_writer on db1 (" + s.Addr + ") lacks INSERT ON failsim.ledger", FieldWriter, "g_writer"},
+		{async, "g_admin", "g_goodwriter", "admin g_admin on db1 (" + s.Addr + ") lacks RELOAD ON *.*", FieldAdmin, "g_admin"},
+		{semi, "g_fulladmin", "g_goodwriter", "admin g_fulladmin on db1 (" + s.Addr + ") lacks REPLICATION MASTER ADMIN ON *.*", FieldAdmin, "g_fulladmin"},
 	} {
 		err := run(c.src, c.admin, c.writer)
-		var ue *UsageError
-		if !errors.As(err, &ue) || ue.Error() != c.want || ue.Hint == "" {
-			t.Errorf("%s/%s: %v, want the UsageError %q with a hint", c.admin, c.writer, err, c.want)
+		var ie *InputError
+		if !errors.As(err, &ie) || ie.Error() != c.want || ie.Check != CheckLacks || ie.Field != c.field || ie.Node != "db1" || ie.User != c.user || ie.Addr != s.Addr {
+			t.Errorf("%s/%s: %v (%#v), want the InputError %q of CheckLacks on %s %s", c.admin, c.writer, err, ie, c.want, c.field, c.user)
 		}
 	}
 }

@@ -33,12 +33,11 @@ const MinBudget = 100 * time.Millisecond
 // least MinBudget of real time.
 func MaxSpeed(timeout time.Duration) float64 { return float64(timeout) / float64(MinBudget) }
 
-// CheckSpeed refuses a speed at which tl's probe budget cannot be honoured (MaxSpeed), with
-// the limit in the message.
+// CheckSpeed refuses, with a *SpeedError, a speed at which tl's probe budget cannot be
+// honoured (MaxSpeed).
 func CheckSpeed(tl *timeline.Timeline, speed float64) error {
 	if limit := MaxSpeed(tl.Timeout); speed > limit {
-		return fmt.Errorf("--speed %g: at most %g for %s: its probe budget of %v must stay at least %v of real time (%v / %g)",
-			speed, limit, tl.File, tl.Timeout, MinBudget, tl.Timeout, limit)
+		return &SpeedError{Speed: speed, Max: limit, File: tl.File, Timeout: tl.Timeout}
 	}
 	return nil
 }

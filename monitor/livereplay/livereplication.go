@@ -350,8 +350,8 @@ func (p *livePromoter) Event(ev act.Event) {
 
 // ReplicationActions are tl's replication events as a live run's actions, in time order. It
 // refuses, naming the file and line, an event the run cannot make real: a link or lag event
-// when links is false (no proxy carries the replicas' streams), an apply lag that is not a
-// whole number of seconds (MASTER_DELAY's unit).
+// when links is false (no proxy carries the replicas' streams: ErrNeedsLinks), an apply lag
+// that is not a whole number of seconds (MASTER_DELAY's unit).
 func ReplicationActions(tl *timeline.Timeline, links bool) ([]ReplicationAction, error) {
 	if tl.Repl == nil {
 		return nil, nil
@@ -382,8 +382,7 @@ func ReplicationActions(tl *timeline.Timeline, links bool) ([]ReplicationAction,
 			return nil, &fileline.Error{File: tl.File, Line: ev.Line, Err: fmt.Errorf("replication event %T: the live replay cannot make it", ev.Input)}
 		}
 		if (a.Kind == LinkFreeze || a.Kind == LinkHeal || a.Kind == StreamLag) && !links {
-			return nil, &fileline.Error{File: tl.File, Line: ev.Line,
-				Err: errors.New("a replication link or lag is made on the proxy that carries the replica's stream: give --links URL, the control API of the proxy with a node REPLICA<-SOURCE for each stream")}
+			return nil, &fileline.Error{File: tl.File, Line: ev.Line, Err: ErrNeedsLinks}
 		}
 		a.At, a.Input = ev.At, ev.Input
 		out = append(out, a)

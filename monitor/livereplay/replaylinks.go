@@ -14,7 +14,7 @@ import (
 	"github.com/failsim/failsim/proxy"
 )
 
-// ProxyLinks is the ReplLinks of a live replay's --links: the running failsim proxy that carries
+// ProxyLinks is the ReplLinks of a live replay's links' proxy: the running failsim proxy that carries
 // the replicas' streams, one node REPLICA<-SOURCE per stream, driven through its control API.
 type ProxyLinks struct {
 	client *proxy.Client
@@ -23,14 +23,17 @@ type ProxyLinks struct {
 	addr   map[[2]int]string
 }
 
-// linksHint is the hint under a --links URL that is not http://IP:PORT.
-const linksHint = "--links is the control API of the failsim proxy that carries the replicas' streams, as http://IP:PORT (e.g. http://127.0.0.1:7480)"
+// ErrHostName is why CheckLinksURL refuses a host that is not a literal IP address.
+var ErrHostName = errors.New("failsim resolves no host name")
 
-// CheckLinksURL checks a --links value without any network call: it must be http://IP:PORT,
+// CheckLinksURL checks the links' proxy's URL without any network call: it must be http://IP:PORT,
 // IP a literal address (no host name, so no resolver is asked) and PORT a number from 1 to
-// 65535, with no user, path, query or fragment. A bad one is a *UsageError.
+// 65535, with no user, path, query or fragment. A bad one is an *InputError (FieldLinks,
+// CheckDSN, Addr raw).
 func CheckLinksURL(raw string) error {
-	bad := func(why string) error { return usage(fmt.Errorf("--links %q: %s", raw, why), linksHint) }
+	bad := func(why string) error {
+		return &InputError{Field: FieldLinks, Check: CheckDSN, Addr: raw, Err: errors.New(why)}
+	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Opaque != "" || u.Host == "" {
 		return bad("want http://IP:PORT")
@@ -46,7 +49,7 @@ func CheckLinksURL(raw string) error {
 		return bad("want http://IP:PORT: no port")
 	}
 	if _, err := netip.ParseAddr(host); err != nil || strings.Contains(host, "%") {
-		return bad(fmt.Sprintf("%q is not a literal IP address: failsim resolves no host name for --links", host))
+		return &InputError{Field: FieldLinks, Check: CheckDSN, Addr: raw, Err: fmt.Errorf("%q is not a literal IP address: %w", host, ErrHostName)}
 	}
 	if p, err := netip.ParseAddrPort("127.0.0.1:" + port); err != nil || p.Port() == 0 {
 		return bad(fmt.Sprintf("port %q: want a number from 1 to 65535", port))
@@ -66,7 +69,7 @@ func NewProxyLinks(ctx context.Context, url, token string, names []string, acts 
 	defer cancel()
 	nodes, err := l.client.Nodes(ctx)
 	if err != nil {
-		return nil, usage(fmt.Errorf("--links %s: %w", url, err), "--links is the control API of the failsim proxy that carries the replicas' streams (failsim proxy --control ADDR)")
+		return nil, &InputError{Field: FieldLinks, Check: CheckControl, Addr: url, Err: err}
 	}
 	index := map[string]int{}
 	for i, n := range names {
@@ -87,7 +90,8 @@ func NewProxyLinks(ctx context.Context, url, token string, names []string, acts 
 	for _, a := range acts {
 		if a.Kind == LinkFreeze || a.Kind == LinkHeal || a.Kind == StreamLag {
 			if len(l.of[a.Node]) == 0 {
-				return nil, usage(fmt.Errorf("--links %s: no node %s<-SOURCE carries %s's stream (its nodes: %s)", url, names[a.Node], names[a.Node], strings.Join(l.all, ", ")), "")
+				return nil, &InputError{Field: FieldLinks, Check: CheckStream, Node: names[a.Node], Addr: url,
+					Err: fmt.Errorf("no node %s<-SOURCE carries %s's stream (its nodes: %s)", names[a.Node], names[a.Node], strings.Join(l.all, ", "))}
 			}
 		}
 	}

@@ -55,13 +55,14 @@ func TestProxyLinks(t *testing.T) {
 	}
 
 	_, err = NewProxyLinks(ctx, srv.URL, "tok", names, []ReplicationAction{{Node: 2, Kind: StreamLag}})
-	var ue *UsageError
-	if want := "--links " + srv.URL + ": no node db3<-SOURCE carries db3's stream (its nodes: db2<-db1, db2<-db3, db4<-db1)"; !errors.As(err, &ue) || ue.Error() != want {
-		t.Errorf("a lag on db3 with no link: got %v, want the UsageError %q", err, want)
+	var ie *InputError
+	if want := "the links' proxy \"" + srv.URL + "\": no node db3<-SOURCE carries db3's stream (its nodes: db2<-db1, db2<-db3, db4<-db1)"; !errors.As(err, &ie) || ie.Error() != want ||
+		ie.Field != FieldLinks || ie.Check != CheckStream || ie.Node != "db3" || ie.Addr != srv.URL {
+		t.Errorf("a lag on db3 with no link: got %v (%#v), want the InputError %q", err, ie, want)
 	}
 	_, err = NewProxyLinks(ctx, srv.URL, "not-the-token", names, nil)
-	if !errors.As(err, &ue) || ue.Hint == "" {
-		t.Errorf("a refused token: got %v, want a UsageError with a hint", err)
+	if !errors.As(err, &ie) || ie.Field != FieldLinks || ie.Check != CheckControl || ie.Addr != srv.URL {
+		t.Errorf("a refused token: got %v, want an InputError of the links' control API", err)
 	}
 }
 
@@ -74,29 +75,29 @@ func TestCheckLinksURL(t *testing.T) {
 		}
 	}
 	for raw, want := range map[string]string{
-		"ftp://x":                     `--links "ftp://x": scheme "ftp": want http://IP:PORT (the proxy's control API speaks plain http)`,
-		"https://127.0.0.1:7480":      `--links "https://127.0.0.1:7480": scheme "https": want http://IP:PORT (the proxy's control API speaks plain http)`,
-		"x":                           `--links "x": want http://IP:PORT`,
-		"127.0.0.1:7480":              `--links "127.0.0.1:7480": want http://IP:PORT`,
-		"http://x:7480":               `--links "http://x:7480": "x" is not a literal IP address: failsim resolves no host name for --links`,
-		"http://localhost:7480":       `--links "http://localhost:7480": "localhost" is not a literal IP address: failsim resolves no host name for --links`,
-		"http://127.0.0.1":            `--links "http://127.0.0.1": want http://IP:PORT: no port`,
-		"http://127.0.0.1:0":          `--links "http://127.0.0.1:0": port "0": want a number from 1 to 65535`,
-		"http://127.0.0.1:99999":      `--links "http://127.0.0.1:99999": port "99999": want a number from 1 to 65535`,
-		"http://127.0.0.1:http":       `--links "http://127.0.0.1:http": want http://IP:PORT`,
-		"http://u:p@127.0.0.1:7480":   `--links "http://u:p@127.0.0.1:7480": want http://IP:PORT and nothing else: no user, path, query or fragment`,
-		"http://127.0.0.1:7480/v1":    `--links "http://127.0.0.1:7480/v1": want http://IP:PORT and nothing else: no user, path, query or fragment`,
-		"http://127.0.0.1:7480?a=b":   `--links "http://127.0.0.1:7480?a=b": want http://IP:PORT and nothing else: no user, path, query or fragment`,
-		"http://[fe80::1%25eth0]:748": `--links "http://[fe80::1%25eth0]:748": "fe80::1%eth0" is not a literal IP address: failsim resolves no host name for --links`,
+		"ftp://x":                     `the links' proxy "ftp://x": scheme "ftp": want http://IP:PORT (the proxy's control API speaks plain http)`,
+		"https://127.0.0.1:7480":      `the links' proxy "https://127.0.0.1:7480": scheme "https": want http://IP:PORT (the proxy's control API speaks plain http)`,
+		"x":                           `the links' proxy "x": want http://IP:PORT`,
+		"127.0.0.1:7480":              `the links' proxy "127.0.0.1:7480": want http://IP:PORT`,
+		"http://x:7480":               `the links' proxy "http://x:7480": "x" is not a literal IP address: failsim resolves no host name`,
+		"http://localhost:7480":       `the links' proxy "http://localhost:7480": "localhost" is not a literal IP address: failsim resolves no host name`,
+		"http://127.0.0.1":            `the links' proxy "http://127.0.0.1": want http://IP:PORT: no port`,
+		"http://127.0.0.1:0":          `the links' proxy "http://127.0.0.1:0": port "0": want a number from 1 to 65535`,
+		"http://127.0.0.1:99999":      `the links' proxy "http://127.0.0.1:99999": port "99999": want a number from 1 to 65535`,
+		"http://127.0.0.1:http":       `the links' proxy "http://127.0.0.1:http": want http://IP:PORT`,
+		"http://u:p@127.0.0.1:7480":   `the links' proxy "http://u:p@127.0.0.1:7480": want http://IP:PORT and nothing else: no user, path, query or fragment`,
+		"http://127.0.0.1:7480/v1":    `the links' proxy "http://127.0.0.1:7480/v1": want http://IP:PORT and nothing else: no user, path, query or fragment`,
+		"http://127.0.0.1:7480?a=b":   `the links' proxy "http://127.0.0.1:7480?a=b": want http://IP:PORT and nothing else: no user, path, query or fragment`,
+		"http://[fe80::1%25eth0]:748": `the links' proxy "http://[fe80::1%25eth0]:748": "fe80::1%eth0" is not a literal IP address: failsim resolves no host name`,
 	} {
 		err := CheckLinksURL(raw)
-		var ue *UsageError
-		if !errors.As(err, &ue) || ue.Error() != want || ue.Hint == "" {
-			t.Errorf("CheckLinksURL(%q) = %v, want the UsageError %q with a hint", raw, err, want)
+		var ie *InputError
+		if !errors.As(err, &ie) || ie.Error() != want || ie.Field != FieldLinks || ie.Check != CheckDSN || ie.Addr != raw {
+			t.Errorf("CheckLinksURL(%q) = %v, want the InputError %q of the links' URL", raw, err, want)
 		}
 	}
 	// NewProxyLinks checks first: a bad URL never reaches the network.
-	if _, err := NewProxyLinks(context.Background(), "ftp://x", "", []string{"db1"}, nil); err == nil || err.Error() != `--links "ftp://x": scheme "ftp": want http://IP:PORT (the proxy's control API speaks plain http)` {
+	if _, err := NewProxyLinks(context.Background(), "ftp://x", "", []string{"db1"}, nil); err == nil || err.Error() != `the links' proxy "ftp://x": scheme "ftp": want http://IP:PORT (the proxy's control API speaks plain http)` {
 		t.Errorf("NewProxyLinks(ftp://x) = %v", err)
 	}
 }

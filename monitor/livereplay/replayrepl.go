@@ -26,27 +26,14 @@ import (
 	"github.com/failsim/failsim/timeline"
 )
 
-// UsageError is an error of the user's input (a DSN, a login refused, a missing table): a
-// command reports it as bad input, with Hint under it when there is one.
-type UsageError struct {
-	Err  error
-	Hint string
-}
-
-func (e *UsageError) Error() string { return e.Err.Error() }
-func (e *UsageError) Unwrap() error { return e.Err }
-
-func usage(err error, hint string) error { return &UsageError{Err: err, Hint: hint} }
-
 // LedgerTable is the table the writer inserts one row into per write.
 const LedgerTable = "failsim.ledger"
 
-// ReplUser is a user of a live replay with a workload, as the command took it.
+// ReplUser is a user of a live replay with a workload: its name and password on every node's
+// server.
 type ReplUser struct {
-	Flag     string // what the command calls it, in messages ("--admin")
 	Name     string
 	Password string
-	Env      string // where its password came from, for the hint of a refused login
 }
 
 // dsn returns base's DSN for the user, on addr.
@@ -65,13 +52,13 @@ type ReplLinks interface {
 }
 
 // ReplServers parses the per-node DSNs of a live replay with a workload (names in cluster
-// order): a DSN that is not a tcp one is a UsageError.
+// order): a DSN that is not a tcp one is an *InputError (FieldServer, CheckDSN).
 func ReplServers(names, dsns []string) ([]*mysql.Config, error) {
 	bases := make([]*mysql.Config, len(dsns))
 	for i, d := range dsns {
 		b, err := monitor.ProxyDSN(d)
 		if err != nil {
-			return nil, usage(fmt.Errorf("--mysql %s: %w", names[i], err), "a DSN looks like probe:PASSWORD@tcp(127.0.0.1:3306)/")
+			return nil, &InputError{Field: FieldServer, Check: CheckDSN, Node: names[i], Err: err}
 		}
 		bases[i] = b
 	}
@@ -129,7 +116,7 @@ type ReplayReplResult struct {
 // on the master, checks every user's grants on every server (SHOW GRANTS), puts one failsim proxy per node in front of its server to carry the probes,
 // the writes, the promotions and the timeline's faults, makes the replication events real
 // (through Links for the streams), and compares the run with the simulated one. An error
-// of the user's input is a *UsageError. A run that stops with an error (interrupted) first
+// of the user's input is an *InputError. A run that stops with an error (interrupted) first
 // sets every replication link it froze or delayed back to pass; the result's Notes then say
 // what it healed and what it leaves on the servers (a stopped replicator, a MASTER_DELAY).
 func ReplayRepl(ctx context.Context, cfg ReplayReplConfig) (ReplayReplResult, error) {
@@ -165,6 +152,7 @@ func ReplayRepl(ctx context.Context, cfg ReplayReplConfig) (ReplayReplResult, er
 	}
 	readers := make([]*sql.DB, len(bases))
 	type grantCheck struct {
+		field      Field
 		u          ReplUser
 		db         *sql.DB
 		need       []privilege
@@ -174,14 +162,14 @@ func ReplayRepl(ctx context.Context, cfg ReplayReplConfig) (ReplayReplResult, er
 	for i, b := range bases {
 		chk, err := monitor.NewChecker(monitor.CheckerConfig{DSN: b.FormatDSN(), Budget: tl.Timeout})
 		if err != nil {
-			return ReplayReplResult{}, usage(fmt.Errorf("--mysql %s: %w", names[i], err), "")
+			return ReplayReplResult{}, &InputError{Field: FieldServer, Check: CheckOpen, Node: names[i], Err: err}
 		}
 		if res := chk.Probe(ctx); res.Condition != statemap.OK {
-			return ReplayReplResult{}, usage(fmt.Errorf("--mysql %s: a probe of %s with no fault ended in %s: %v", names[i], chk.Addr(), res.Condition, res.Err),
-				"the live replay needs every node's server running, the probe user able to log in and query")
+			return ReplayReplResult{}, &InputError{Field: FieldServer, Check: CheckProbe, Node: names[i], Addr: chk.Addr(),
+				Err: fmt.Errorf("a probe of %s with no fault ended in %s: %v", chk.Addr(), res.Condition, res.Err)}
 		}
 		if readers[i], err = pool(b.FormatDSN(), 4); err != nil {
-			return ReplayReplResult{}, usage(fmt.Errorf("--mysql %s: %w", names[i], err), "")
+			return ReplayReplResult{}, &InputError{Field: FieldServer, Check: CheckOpen, Node: names[i], Err: err}
 		}
 		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		adminNeed := adminNeeds
@@ -189,10 +177,11 @@ func ReplayRepl(ctx context.Context, cfg ReplayReplConfig) (ReplayReplResult, er
 			adminNeed = append(slices.Clone(adminNeeds), semisyncNeeds)
 		}
 		for _, c := range []struct {
+			field Field
 			u     ReplUser
 			need  []privilege
 			probe bool
-		}{{cfg.Admin, adminNeed, false}, {cfg.Writer, writerNeeds, false}, {ReplUser{Flag: "the probe user of --mysql " + names[i], Name: b.User}, probeNeeds, true}} {
+		}{{FieldAdmin, cfg.Admin, adminNeed, false}, {FieldWriter, cfg.Writer, writerNeeds, false}, {FieldProbe, ReplUser{Name: b.User}, probeNeeds, true}} {
 			u, db := c.u, readers[i]
 			if !c.probe {
 				db, err = pool(u.dsn(b, b.Addr), 1)
@@ -201,18 +190,17 @@ func ReplayRepl(ctx context.Context, cfg ReplayReplConfig) (ReplayReplResult, er
 				}
 				if err != nil {
 					cancel()
-					return ReplayReplResult{}, usage(fmt.Errorf("%s %s on %s (%s): %v", u.Flag, u.Name, names[i], b.Addr, err), "its password comes from "+u.Env)
+					return ReplayReplResult{}, &InputError{Field: c.field, Check: CheckLogin, Node: names[i], User: u.Name, Addr: b.Addr, Err: err}
 				}
 			}
-			grants = append(grants, grantCheck{u: u, db: db, need: c.need, node: names[i], addr: b.Addr})
+			grants = append(grants, grantCheck{field: c.field, u: u, db: db, need: c.need, node: names[i], addr: b.Addr})
 		}
 		cancel()
 	}
 	master := r.Config.Master
 	var top sql.NullInt64
 	if err := readers[master].QueryRowContext(ctx, "SELECT MAX(id) FROM "+LedgerTable).Scan(&top); err != nil {
-		return ReplayReplResult{}, usage(fmt.Errorf("the ledger on %s, the master: %v", names[master], err),
-			"create "+LedgerTable+" (id BIGINT PRIMARY KEY) on the master, and grant the probe user SELECT and --writer INSERT on it")
+		return ReplayReplResult{}, &InputError{Field: FieldLedger, Check: CheckRead, Node: names[master], Err: err}
 	}
 	// The grants too, not only the logins: a writer without INSERT would play the whole run
 	// and differ, an admin without a replication grant fail mid-run.
@@ -221,10 +209,11 @@ func ReplayRepl(ctx context.Context, cfg ReplayReplConfig) (ReplayReplResult, er
 		lack, err := checkGrants(gctx, g.db, g.need)
 		cancel()
 		if err != nil {
-			return ReplayReplResult{}, usage(fmt.Errorf("%s %s on %s (%s): SHOW GRANTS: %v", g.u.Flag, g.u.Name, g.node, g.addr, err), "")
+			return ReplayReplResult{}, &InputError{Field: g.field, Check: CheckGrants, Node: g.node, User: g.u.Name, Addr: g.addr,
+				Err: fmt.Errorf("SHOW GRANTS: %w", err)}
 		}
 		if len(lack) > 0 {
-			return ReplayReplResult{}, usage(lacks(g.u, g.node, g.addr, lack), "docs/live.md lists the grants each user needs (\"The privileges each user needs\")")
+			return ReplayReplResult{}, &InputError{Field: g.field, Check: CheckLacks, Node: g.node, User: g.u.Name, Addr: g.addr, Err: lacks(lack)}
 		}
 	}
 
@@ -259,16 +248,16 @@ func ReplayRepl(ctx context.Context, cfg ReplayReplConfig) (ReplayReplResult, er
 		c.Addr = pn.Addr()
 		chk, err := monitor.NewChecker(monitor.CheckerConfig{DSN: c.FormatDSN(), Budget: tl.Timeout})
 		if err != nil {
-			return ReplayReplResult{}, usage(fmt.Errorf("--mysql %s: %w", names[i], err), "")
+			return ReplayReplResult{}, &InputError{Field: FieldServer, Check: CheckOpen, Node: names[i], Err: err}
 		}
 		lcfg.Nodes = append(lcfg.Nodes, monitor.Node{Name: names[i], Role: tl.Nodes[i].Role, Prober: chk})
 		adb, err := pool(cfg.Admin.dsn(b, pn.Addr()), 8)
 		if err != nil {
-			return ReplayReplResult{}, usage(err, "")
+			return ReplayReplResult{}, &InputError{Field: FieldAdmin, Check: CheckOpen, Node: names[i], User: cfg.Admin.Name, Addr: pn.Addr(), Err: err}
 		}
 		wdb, err := pool(cfg.Writer.dsn(b, pn.Addr()), 64)
 		if err != nil {
-			return ReplayReplResult{}, usage(err, "")
+			return ReplayReplResult{}, &InputError{Field: FieldWriter, Check: CheckOpen, Node: names[i], User: cfg.Writer.Name, Addr: pn.Addr(), Err: err}
 		}
 		lcfg.Admins, lcfg.Writers = append(lcfg.Admins, adb), append(lcfg.Writers, wdb)
 	}

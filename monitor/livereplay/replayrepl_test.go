@@ -17,9 +17,9 @@ import (
 // its hint.
 func TestReplServersBadDSN(t *testing.T) {
 	_, err := ReplServers([]string{"db1", "db2"}, []string{"probe@tcp(127.0.0.1:1)/", "probe@unix(/tmp/my.sock)/"})
-	var ue *UsageError
-	if !errors.As(err, &ue) || !regexp.MustCompile(`^--mysql db2: `).MatchString(ue.Error()) || ue.Hint != "a DSN looks like probe:PASSWORD@tcp(127.0.0.1:3306)/" {
-		t.Fatalf("got %v (%#v), want a *UsageError on db2 with the DSN hint", err, ue)
+	var ie *InputError
+	if !errors.As(err, &ie) || !regexp.MustCompile(`^db2's server: `).MatchString(ie.Error()) || ie.Field != FieldServer || ie.Check != CheckDSN || ie.Node != "db2" {
+		t.Fatalf("got %v (%#v), want an *InputError on db2's server's DSN", err, ie)
 	}
 	bases, err := ReplServers([]string{"db1"}, []string{"probe:pw@tcp(127.0.0.1:3306)/"})
 	if err != nil || len(bases) != 1 || bases[0].Addr != "127.0.0.1:3306" {
@@ -28,7 +28,7 @@ func TestReplServersBadDSN(t *testing.T) {
 }
 
 // Before the run, ReplayRepl probes every server, logs every user in, and reads the master's
-// ledger: each failure is a *UsageError naming the node, with no password in it. The
+// ledger: each failure is an *InputError naming the node, with no password in it. The
 // in-process server stands in for the servers: it has no failsim.ledger.
 func TestReplayReplPreflight(t *testing.T) {
 	srv := liveservers.Embedded(t)
@@ -44,19 +44,20 @@ func TestReplayReplPreflight(t *testing.T) {
 	down := ln.Addr().String()
 	ln.Close()
 
-	probe := ReplUser{Flag: "--writer", Name: embedded.ProbeUser, Password: srv.Password, Env: "W"}
+	probe := ReplUser{Name: embedded.ProbeUser, Password: srv.Password}
 	for _, c := range []struct {
-		name      string
-		dsn2      string
-		admin     ReplUser
-		err, hint string
+		name  string
+		dsn2  string
+		admin ReplUser
+		err   string
+		want  InputError // its Field, Check, Node and User
 	}{
-		{"server down", srv.DSN(down), probe, `^--mysql db2: a probe of 127\.0\.0\.1:\d+ with no fault ended in \w+: .+$`,
-			"the live replay needs every node's server running, the probe user able to log in and query"},
-		{"login refused", srv.DSN(""), ReplUser{Flag: "--admin", Name: "nobody", Password: "n0t-the-password", Env: "A"},
-			`^--admin nobody on db1 \(127\.0\.0\.1:\d+\): Error \d+ .+$`, "its password comes from A"},
+		{"server down", srv.DSN(down), probe, `^db2's server: a probe of 127\.0\.0\.1:\d+ with no fault ended in \w+: .+$`,
+			InputError{Field: FieldServer, Check: CheckProbe, Node: "db2"}},
+		{"login refused", srv.DSN(""), ReplUser{Name: "nobody", Password: "n0t-the-password"},
+			`^admin nobody on db1 \(127\.0\.0\.1:\d+\): Error \d+ .+$`, InputError{Field: FieldAdmin, Check: CheckLogin, Node: "db1", User: "nobody"}},
 		{"no ledger", srv.DSN(""), probe, `^the ledger on db1, the master: Error 1146 .*ledger$`,
-			"create failsim.ledger (id BIGINT PRIMARY KEY) on the master, and grant the probe user SELECT and --writer INSERT on it"},
+			InputError{Field: FieldLedger, Check: CheckRead, Node: "db1"}},
 	} {
 		bases, err := ReplServers(tl.Names(), []string{srv.DSN(""), c.dsn2})
 		if err != nil {
@@ -65,13 +66,14 @@ func TestReplayReplPreflight(t *testing.T) {
 		ready := false
 		_, err = ReplayRepl(context.Background(), ReplayReplConfig{Timeline: tl, Map: statemap.Default(), Servers: bases,
 			Admin: c.admin, Writer: probe, Ready: func() { ready = true }})
-		var ue *UsageError
-		if !errors.As(err, &ue) || !regexp.MustCompile(c.err).MatchString(ue.Error()) || ue.Hint != c.hint {
-			t.Errorf("%s: got %v (%#v), want a *UsageError matching %s with the hint %q", c.name, err, ue, c.err, c.hint)
+		var ie *InputError
+		if !errors.As(err, &ie) || !regexp.MustCompile(c.err).MatchString(ie.Error()) ||
+			ie.Field != c.want.Field || ie.Check != c.want.Check || ie.Node != c.want.Node || ie.User != c.want.User {
+			t.Errorf("%s: got %v (%#v), want an *InputError matching %s of %s, check %d, on %s", c.name, err, ie, c.err, c.want.Field, c.want.Check, c.want.Node)
 			continue
 		}
-		if ready || regexp.MustCompile(regexp.QuoteMeta(srv.Password)+"|n0t-the-password").MatchString(ue.Error()) {
-			t.Errorf("%s: the run started (%v), or a password in %q", c.name, ready, ue.Error())
+		if ready || regexp.MustCompile(regexp.QuoteMeta(srv.Password)+"|n0t-the-password").MatchString(ie.Error()) {
+			t.Errorf("%s: the run started (%v), or a password in %q", c.name, ready, ie.Error())
 		}
 	}
 }

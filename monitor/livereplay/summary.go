@@ -2,7 +2,7 @@ package livereplay
 
 import "github.com/failsim/failsim/repl"
 
-// Output is the one JSON object a live replay prints under --format json: {"live_summary": S},
+// Output is the one JSON object a live replay prints as JSON: {"live_summary": S},
 // S a Summary, a ReplSummary or an Interrupted. The fields of each are in the order of their
 // JSON names, the order encoding/json gave the map the command printed before them.
 type Output[S any] struct {
