@@ -6,7 +6,6 @@ import (
 
 	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/fence"
-	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/timeline"
 )
 
@@ -47,7 +46,7 @@ func (x *failed) Event(ev act.Event) {
 func (x *failed) Verdict() (bool, string) {
 	var when []string
 	for _, t := range x.got {
-		when = append(when, narrate.Clock(x.start, t))
+		when = append(when, timeline.Clock(x.start, t))
 	}
 	if x.never {
 		if len(x.got) == 0 {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/fence"
-	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/timeline"
 )
 
@@ -44,7 +43,7 @@ func (x *failover) Verdict() (bool, string) {
 	}
 	var none []string
 	for _, ev := range x.none {
-		none = append(none, fmt.Sprintf("master %s failed at %s and no replica was eligible", x.names[ev.Node], narrate.Clock(x.start, ev.At)))
+		none = append(none, fmt.Sprintf("master %s failed at %s and no replica was eligible", x.names[ev.Node], timeline.Clock(x.start, ev.At)))
 	}
 	if len(x.got) == 0 {
 		if len(none) > 0 {
@@ -54,7 +53,7 @@ func (x *failover) Verdict() (bool, string) {
 	}
 	var seen []string
 	for _, ev := range x.got {
-		seen = append(seen, fmt.Sprintf("%s to %s at %s", x.names[ev.Node], x.names[ev.To], narrate.Clock(x.start, ev.At)))
+		seen = append(seen, fmt.Sprintf("%s to %s at %s", x.names[ev.Node], x.names[ev.To], timeline.Clock(x.start, ev.At)))
 	}
 	why := "the failovers were " + strings.Join(seen, "; ")
 	if len(none) > 0 {

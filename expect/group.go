@@ -10,7 +10,6 @@ import (
 	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/group"
-	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/timeline"
 )
 
@@ -65,7 +64,7 @@ func (x *shunned) Verdict() (bool, string) {
 	}
 	var when []string
 	for k, t := range x.got {
-		when = append(when, narrate.Clock(x.start, t)+" ("+x.how[k]+")")
+		when = append(when, timeline.Clock(x.start, t)+" ("+x.how[k]+")")
 	}
 	return false, x.name + " was shunned at " + strings.Join(when, ", ") + ", outside the window"
 }
@@ -92,7 +91,7 @@ func (x *splitBrain) Verdict() (bool, string) {
 	}
 	var parts []string
 	for _, w := range ws {
-		parts = append(parts, fmt.Sprintf("%s from %s for %s", w.Nodes.Names(x.names, " "), narrate.Clock(x.start, w.From), w.To-w.From))
+		parts = append(parts, fmt.Sprintf("%s from %s for %s", w.Nodes.Names(x.names, " "), timeline.Clock(x.start, w.From), w.To-w.From))
 	}
 	return false, fmt.Sprintf("split brain for %s in all: %s", total, strings.Join(parts, "; "))
 }
@@ -186,14 +185,14 @@ func (x *primary) Verdict() (bool, string) {
 		return true, ""
 	}
 	if !x.checked {
-		return false, "the replay ended before " + narrate.Clock(x.start, x.at)
+		return false, "the replay ended before " + timeline.Clock(x.start, x.at)
 	}
 	if len(x.got) == 0 {
-		return false, "no view was primary at " + narrate.Clock(x.start, x.at)
+		return false, "no view was primary at " + timeline.Clock(x.start, x.at)
 	}
 	var views []string
 	for _, v := range x.got {
 		views = append(views, v.Names(x.names, " "))
 	}
-	return false, "the primary view at " + narrate.Clock(x.start, x.at) + " was " + strings.Join(views, " and ")
+	return false, "the primary view at " + timeline.Clock(x.start, x.at) + " was " + strings.Join(views, " and ")
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/fence"
-	"github.com/failsim/failsim/narrate"
+	"github.com/failsim/failsim/timeline"
 )
 
 // noFailover holds when no failover happens: no replica is promoted. A master failed with no
@@ -31,5 +31,5 @@ func (x *noFailover) Verdict() (bool, string) {
 		return true, ""
 	}
 	ev := x.first
-	return false, fmt.Sprintf("%s failed over to %s at %s (%s)", x.names[ev.Node], x.names[ev.To], narrate.Clock(x.start, ev.At), ev.Condition)
+	return false, fmt.Sprintf("%s failed over to %s at %s (%s)", x.names[ev.Node], x.names[ev.To], timeline.Clock(x.start, ev.At), ev.Condition)
 }

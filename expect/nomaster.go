@@ -6,7 +6,6 @@ import (
 
 	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/fence"
-	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/timeline"
 )
 
@@ -43,11 +42,11 @@ func (x *noMaster) Verdict() (bool, string) {
 	why := "a master was in service all along"
 	switch w := x.win; {
 	case w.HasAfter && w.HasBy:
-		why += fmt.Sprintf(" from %s to %s", narrate.Clock(x.start, w.After), narrate.Clock(x.start, w.By))
+		why += fmt.Sprintf(" from %s to %s", timeline.Clock(x.start, w.After), timeline.Clock(x.start, w.By))
 	case w.HasAfter:
-		why += " from " + narrate.Clock(x.start, w.After)
+		why += " from " + timeline.Clock(x.start, w.After)
 	case w.HasBy:
-		why += " until " + narrate.Clock(x.start, w.By)
+		why += " until " + timeline.Clock(x.start, w.By)
 	}
 	return false, why
 }

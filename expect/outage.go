@@ -40,7 +40,7 @@ func (c *client) Verdict() (bool, string) {
 		if o.Length() <= c.x.Max {
 			return true, ""
 		}
-		return false, fmt.Sprintf("the longest outage was %s, from %s to %s", o.Length(), narrate.Clock(c.start, o.From), narrate.Clock(c.start, o.To))
+		return false, fmt.Sprintf("the longest outage was %s, from %s to %s", o.Length(), timeline.Clock(c.start, o.From), timeline.Clock(c.start, o.To))
 	case timeline.ExpectUnavailable:
 		if s.Unavailable <= c.x.Max {
 			return true, ""
@@ -53,7 +53,7 @@ func (c *client) Verdict() (bool, string) {
 	why := fmt.Sprintf("%d acknowledged writes were lost", s.Lost)
 	for _, l := range s.Losses {
 		if l.Count > 0 {
-			why += fmt.Sprintf("; at %s %s", narrate.Clock(c.start, l.At), narrate.LossWords(nil, repl.Loss{Count: l.Count, First: l.First, Last: l.Last, Master: -1}))
+			why += fmt.Sprintf("; at %s %s", timeline.Clock(c.start, l.At), narrate.LossWords(nil, repl.Loss{Count: l.Count, First: l.First, Last: l.Last, Master: -1}))
 		}
 	}
 	return false, why

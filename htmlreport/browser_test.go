@@ -25,7 +25,6 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
-	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/statemap"
 	"github.com/failsim/failsim/timeline"
 )
@@ -404,7 +403,7 @@ func groupRows(t *testing.T, f facts, tl *timeline.Timeline, base string) {
 			t.Errorf("split-brain mark's title %q gives no time", sb.Title)
 			continue
 		}
-		if got := narrate.Clock(tl.Start, time.Duration(sb.T*float64(time.Second))); got != m[1] {
+		if got := timeline.Clock(tl.Start, time.Duration(sb.T*float64(time.Second))); got != m[1] {
 			t.Errorf("split-brain mark at t=%g (%s), its title says %s", sb.T, got, m[1])
 		}
 		if want := f.Left + sb.T/f.Span*f.Width; math.Abs(sb.X-want) > 1 {

@@ -140,7 +140,7 @@ func (r *Recorder) Counted(at time.Duration, node int, c statemap.Condition) {
 
 // Event implements drive.Observer.
 func (r *Recorder) Event(ev act.Event) {
-	desc := func() string { return narrate.Clock(r.tl.Start, ev.When()) + " " + narrate.Describe(r.names, ev) }
+	desc := func() string { return timeline.Clock(r.tl.Start, ev.When()) + " " + narrate.Describe(r.names, ev) }
 	r.clientEvent(ev, desc)
 	r.groupEvent(ev, desc)
 	r.replEvent(ev, desc)

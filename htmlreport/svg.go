@@ -10,8 +10,8 @@ import (
 
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
-	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
 )
 
 // The chart's geometry, in CSS pixels. The plot is a nested svg whose horizontal unit is the
@@ -99,7 +99,7 @@ func trimZeros(s string) string {
 }
 
 // clock writes virtual time d as the event log does.
-func (c *chart) clock(d time.Duration) string { return narrate.Clock(c.r.tl.Start, d) }
+func (c *chart) clock(d time.Duration) string { return timeline.Clock(c.r.tl.Start, d) }
 
 // between writes "from A to B" of a span of a row.
 func (c *chart) between(a, b time.Duration) string {

@@ -11,6 +11,7 @@ import (
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/repl"
+	"github.com/failsim/failsim/timeline"
 )
 
 // clientTrack is what the writes row shows of a run with a workload: the client's view as the
@@ -76,17 +77,17 @@ func (r *Recorder) clientEvent(ev act.Event, desc func() string) {
 			w.writer = ev.Node
 		}
 	case *repl.Promoted:
-		title := fmt.Sprintf("failover at %s: %s. %s", narrate.Clock(r.tl.Start, ev.At), narrate.LossWords(r.names, ev.Lost), desc())
+		title := fmt.Sprintf("failover at %s: %s. %s", timeline.Clock(r.tl.Start, ev.At), narrate.LossWords(r.names, ev.Lost), desc())
 		w.losses = append(w.losses, mark{At: ev.At, Node: ev.From, Kind: fence.KindFailover, Title: title})
 		if ev.WritableAt > ev.At {
-			w.notes = append(w.notes, note{At: ev.At, Words: fmt.Sprintf("%s; takes writes at %s", desc(), narrate.Clock(r.tl.Start, ev.WritableAt))})
+			w.notes = append(w.notes, note{At: ev.At, Words: fmt.Sprintf("%s; takes writes at %s", desc(), timeline.Clock(r.tl.Start, ev.WritableAt))})
 		}
 	case *repl.AppTarget:
 		// During a partition the application writes to the writable master of its side.
 		w.writer = ev.Master
 		say()
 	case *repl.Overwritten:
-		w.losses = append(w.losses, mark{At: ev.At, Node: ev.Node, Title: fmt.Sprintf("merge at %s: %s. %s", narrate.Clock(r.tl.Start, ev.At), narrate.LossWords(r.names, ev.Lost), desc())})
+		w.losses = append(w.losses, mark{At: ev.At, Node: ev.Node, Title: fmt.Sprintf("merge at %s: %s. %s", timeline.Clock(r.tl.Start, ev.At), narrate.LossWords(r.names, ev.Lost), desc())})
 	case *repl.FellBack:
 		w.semi = append(w.semi, mark{At: ev.At, Node: ev.Master, Kind: fence.KindNodeFailed, Title: desc()})
 	case *repl.Returned:
@@ -167,7 +168,7 @@ func (c *chart) writesRow() {
 		if m.Kind == fence.KindNodeRecovered {
 			cls = "sr"
 		}
-		fmt.Fprintf(c.b, `<path d="M%s %dV%d" class="%s" data-t="%s"><title>%s</title></path>`+"\n", sec(m.At), y-1, y+clusterRowH+1, cls, sec(m.At), esc(narrate.Clock(c.r.tl.Start, m.At)+" "+m.Title+c.more(g, semiAt)))
+		fmt.Fprintf(c.b, `<path d="M%s %dV%d" class="%s" data-t="%s"><title>%s</title></path>`+"\n", sec(m.At), y-1, y+clusterRowH+1, cls, sec(m.At), esc(timeline.Clock(c.r.tl.Start, m.At)+" "+m.Title+c.more(g, semiAt)))
 	}
 	lossAt := func(k int) time.Duration { return w.losses[k].At }
 	for _, g := range c.groups(len(w.losses), lossAt) {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/failsim/failsim/htmlreport"
-	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/repl"
 	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/sim"
@@ -105,4 +104,4 @@ func TestOutageCause(t *testing.T) {
 	}
 }
 
-func clockOf(tl *timeline.Timeline, d time.Duration) string { return narrate.Clock(tl.Start, d) }
+func clockOf(tl *timeline.Timeline, d time.Duration) string { return timeline.Clock(tl.Start, d) }

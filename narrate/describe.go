@@ -2,6 +2,7 @@ package narrate
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/failsim/failsim/act"
@@ -168,3 +169,6 @@ func AppendDescribe(b []byte, names []string, ev act.Event) []byte {
 	}
 	return append(b, Describe(names, ev)...)
 }
+
+// appendInt appends n in decimal.
+func appendInt(b []byte, n int) []byte { return strconv.AppendInt(b, int64(n), 10) }

@@ -6,6 +6,7 @@ import (
 	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/timeline"
 )
 
 // EventJSON is the stable JSON form of an event: one object per line of failsim replay's and
@@ -33,7 +34,7 @@ type EventJSON struct {
 // JSON returns event ev as its JSON object, in a run that started at start.
 func JSON(start time.Time, names []string, ev act.Event) EventJSON {
 	at := ev.When()
-	j := EventJSON{T: at.Seconds(), Time: Clock(start, at), Text: Describe(names, ev)}
+	j := EventJSON{T: at.Seconds(), Time: timeline.Clock(start, at), Text: Describe(names, ev)}
 	if d, ok := ev.(fence.Decision); ok {
 		j.Event = d.Kind().String()
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/repl"
+	"github.com/failsim/failsim/timeline"
 )
 
 // maxOutage is MaxOutage.
@@ -24,7 +25,7 @@ func (p *maxOutage) Topics() Topics {
 func (p *maxOutage) Event(ev act.Event) bool {
 	if f, ok := ev.(*repl.Final); ok {
 		if o := f.Summary.Outage; o.Length() > p.max {
-			p.fail(o.From, "no write was acknowledged for %s, until %s (%d writes failed): longer than %s", o.Length(), narrate.Clock(p.start, o.To), o.Writes, p.max)
+			p.fail(o.From, "no write was acknowledged for %s, until %s (%d writes failed): longer than %s", o.Length(), timeline.Clock(p.start, o.To), o.Writes, p.max)
 		}
 	}
 	return false

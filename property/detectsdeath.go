@@ -8,8 +8,8 @@ import (
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/faultmodel"
 	"github.com/failsim/failsim/fence"
-	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
 )
 
 // detectsDeath judges detects-death-within: it watches each fault put on a node's link that
@@ -140,7 +140,7 @@ func (p *detectsDeath) overdue(at time.Duration) {
 // late reports a watched fault not fenced by its deadline, as found at the deadline.
 func (p *detectsDeath) late(d deathWatch) {
 	p.fail(d.deadline, "master %s has had fault %s (%s) since %s and was not fenced by %s, %s after it",
-		p.names[d.node], d.f, d.cond, narrate.Clock(p.start, d.since), narrate.Clock(p.start, d.deadline), d.deadline-d.since)
+		p.names[d.node], d.f, d.cond, timeline.Clock(p.start, d.since), timeline.Clock(p.start, d.deadline), d.deadline-d.since)
 }
 
 // unwatch stops watching node i's fault.

@@ -6,8 +6,8 @@ import (
 
 	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/fence"
-	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
 )
 
 // Property is one property judging one run. It is told each event of the run as it is decided,
@@ -103,7 +103,7 @@ func (j *judge) fail(at time.Duration, format string, args ...any) {
 		return
 	}
 	j.bad = true
-	j.why = narrate.Clock(j.start, at) + ": " + fmt.Sprintf(format, args...)
+	j.why = timeline.Clock(j.start, at) + ": " + fmt.Sprintf(format, args...)
 }
 
 // name is node i's name, "none" for -1.

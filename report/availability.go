@@ -7,6 +7,7 @@ import (
 	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/repl"
+	"github.com/failsim/failsim/timeline"
 )
 
 // replStory is what the report keeps of the replication model's run (a timeline with a
@@ -23,7 +24,7 @@ type replStory struct {
 
 // replEvent keeps what the verdict says of a replication decision or note.
 func (r *Report) replEvent(ev act.Event) {
-	clock := func(d time.Duration) string { return narrate.Clock(r.tl.Start, d) }
+	clock := func(d time.Duration) string { return timeline.Clock(r.tl.Start, d) }
 	s := &r.repl
 	switch ev := ev.(type) {
 	case *repl.Promoted:
@@ -107,13 +108,13 @@ func (r *Report) replVerdict(head *ReplicationHead) []string {
 		out = append(out, "  "+l)
 	}
 	if fb := r.repl.fallback; fb.n > 1 {
-		out = append(out, fmt.Sprintf("  semisync fell back %d times in all (the last on %s at %s) and came back %s", fb.n, r.names[fb.lastOn], narrate.Clock(r.tl.Start, fb.last), plural64(int64(fb.back), "time")))
+		out = append(out, fmt.Sprintf("  semisync fell back %d times in all (the last on %s at %s) and came back %s", fb.n, r.names[fb.lastOn], timeline.Clock(r.tl.Start, fb.last), plural64(int64(fb.back), "time")))
 	}
 	if !f.Workload {
 		return out
 	}
 	s := f.Summary
-	clock := func(d time.Duration) string { return narrate.Clock(r.tl.Start, d) }
+	clock := func(d time.Duration) string { return timeline.Clock(r.tl.Start, d) }
 	out = append(out, fmt.Sprintf("  writes: %d offered, %d acknowledged, %d failed", s.Offered, s.Acknowledged, s.Failed))
 	if s.Outage.Length() > 0 {
 		out = append(out, fmt.Sprintf("  longest outage: %s, from %s to %s (%s failed)", s.Outage.Length(), clock(s.Outage.From), clock(s.Outage.To), plural64(s.Outage.Writes, "write")))
@@ -217,7 +218,7 @@ func (r *Report) replJSON(start time.Time) (*availabilityJSON, *ledgerJSON) {
 		UnavailableS: s.Unavailable.Seconds(), Fallbacks: s.Fallbacks}
 	if o := s.Outage; o.Length() > 0 {
 		a.LongestOutage = &outageJSON{Seconds: o.Length().Seconds(), FromT: o.From.Seconds(), ToT: o.To.Seconds(),
-			From: narrate.Clock(start, o.From), To: narrate.Clock(start, o.To), Writes: o.Writes}
+			From: timeline.Clock(start, o.From), To: timeline.Clock(start, o.To), Writes: o.Writes}
 	}
 	l := &ledgerJSON{Acknowledged: s.Acknowledged, Lost: s.Lost, Losses: []lossJSON{}, Runs: []runJSON{}}
 	name := func(i int) string {
@@ -227,7 +228,7 @@ func (r *Report) replJSON(start time.Time) (*availabilityJSON, *ledgerJSON) {
 		return r.names[i]
 	}
 	for _, x := range s.Losses {
-		l.Losses = append(l.Losses, lossJSON{T: x.At.Seconds(), Time: narrate.Clock(start, x.At), Cause: x.Cause.String(),
+		l.Losses = append(l.Losses, lossJSON{T: x.At.Seconds(), Time: timeline.Clock(start, x.At), Cause: x.Cause.String(),
 			Master: name(x.Master), Keeper: name(x.Keeper), Count: x.Count, First: x.First, Last: x.Last, Deferred: x.Deferred})
 	}
 	for _, e := range f.Ledger {

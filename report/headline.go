@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/failsim/failsim/fence"
-	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/repl"
+	"github.com/failsim/failsim/timeline"
 )
 
 // Headline is the head of a verdict: what its unindented lines say, without their reasons. It
@@ -79,7 +79,7 @@ func (h Headline) fencedLine(i int) string {
 	if i > 0 {
 		then = "then "
 	}
-	clock := narrate.Clock(h.start, f.At)
+	clock := timeline.Clock(h.start, f.At)
 	if f.Promoted != NoneEligible {
 		return fmt.Sprintf("%sfailover at %s: master %s failed, %s promoted", then, clock, h.names[f.Master], h.names[f.Promoted])
 	}

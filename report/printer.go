@@ -10,6 +10,7 @@ import (
 	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/repl"
+	"github.com/failsim/failsim/timeline"
 )
 
 // Format is the output format of an event log and its summary.
@@ -53,7 +54,7 @@ func (p *Printer) Event(ev act.Event) {
 		p.json(narrate.JSON(p.start, p.names, ev))
 		return
 	}
-	p.line = append(narrate.AppendClock(p.line[:0], p.start, ev.When()), ' ')
+	p.line = append(timeline.AppendClock(p.line[:0], p.start, ev.When()), ' ')
 	p.line = append(narrate.AppendDescribe(p.line, p.names, ev), '\n')
 	_, p.err = p.w.Write(p.line)
 }

@@ -241,7 +241,7 @@ func (r *Report) Verdict() []string {
 // groupVerdict says what the managers as a group did that no fencing line says: the
 // split-brain windows, the failsafe shuns, and the times no view was primary.
 func (r *Report) groupVerdict() []string {
-	clock := func(d time.Duration) string { return narrate.Clock(r.tl.Start, d) }
+	clock := func(d time.Duration) string { return timeline.Clock(r.tl.Start, d) }
 	var out []string
 	for _, ns := range r.noPrimary {
 		var sides []string
@@ -275,7 +275,7 @@ func (r *Report) Primary() []group.Set { return r.primary }
 
 // verdict is the verdict's lines about failing over.
 func (r *Report) verdict() []string {
-	clock := func(d time.Duration) string { return narrate.Clock(r.tl.Start, d) }
+	clock := func(d time.Duration) string { return timeline.Clock(r.tl.Start, d) }
 	head := r.Headline()
 	var out []string
 	if len(r.fences) > 0 {
@@ -340,7 +340,7 @@ func (r *Report) whyNot(n *nodeStory, c statemap.Condition) string {
 		return fmt.Sprintf("%s came while the node was failed: a failed node raises no new alarm", c)
 	case !n.raised[c] && n.quiet[c] == quietShunned:
 		return fmt.Sprintf("%s would fail the node (threshold %d), but no alarm was raised: its own manager had shunned it (FAILSAFE-SHUN at %s), and a shunned node raises none",
-			c, rule.Threshold, narrate.Clock(r.tl.Start, n.shunAt))
+			c, rule.Threshold, timeline.Clock(r.tl.Start, n.shunAt))
 	case !n.raised[c] && n.quiet[c] == quietMaintenance:
 		return fmt.Sprintf("%s would fail the node (threshold %d), but no alarm was raised: the cluster was in maintenance", c, rule.Threshold)
 	case !n.raised[c]:
@@ -372,7 +372,7 @@ func clockList(start time.Time, ts []time.Duration, most int) string {
 			s = append(s, fmt.Sprintf("and %d more", len(ts)-most))
 			break
 		}
-		s = append(s, narrate.Clock(start, t))
+		s = append(s, timeline.Clock(start, t))
 	}
 	return strings.Join(s, ", ")
 }

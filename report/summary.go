@@ -5,7 +5,7 @@ import (
 
 	"github.com/failsim/failsim/expect"
 	"github.com/failsim/failsim/group"
-	"github.com/failsim/failsim/narrate"
+	"github.com/failsim/failsim/timeline"
 )
 
 // failoverJSON is a failover, or a master failed with no replica eligible (no To), in the JSON
@@ -75,10 +75,10 @@ func (p *Printer) Summary(file string, r *Report, results []expect.Result) error
 		s.Summary.Failover = r.FailedOver()
 		s.Summary.Failovers = []failoverJSON{}
 		for _, ev := range r.Failovers() {
-			s.Summary.Failovers = append(s.Summary.Failovers, failoverJSON{T: ev.At.Seconds(), Time: narrate.Clock(p.start, ev.At), From: p.names[ev.Node], To: p.names[ev.To], Condition: ev.Condition.String()})
+			s.Summary.Failovers = append(s.Summary.Failovers, failoverJSON{T: ev.At.Seconds(), Time: timeline.Clock(p.start, ev.At), From: p.names[ev.Node], To: p.names[ev.To], Condition: ev.Condition.String()})
 		}
 		for _, ev := range r.NoCandidates() {
-			s.Summary.NoCandidate = append(s.Summary.NoCandidate, failoverJSON{T: ev.At.Seconds(), Time: narrate.Clock(p.start, ev.At), From: p.names[ev.Node], Condition: ev.Condition.String()})
+			s.Summary.NoCandidate = append(s.Summary.NoCandidate, failoverJSON{T: ev.At.Seconds(), Time: timeline.Clock(p.start, ev.At), From: p.names[ev.Node], Condition: ev.Condition.String()})
 		}
 		s.Summary.Verdict = r.Verdict()
 		s.Summary.Availability, s.Summary.Ledger = r.replJSON(p.start)
@@ -88,7 +88,7 @@ func (p *Printer) Summary(file string, r *Report, results []expect.Result) error
 		s.Summary.SplitBrain.Windows = []windowJSON{}
 		for _, w := range ws {
 			s.Summary.SplitBrain.Windows = append(s.Summary.SplitBrain.Windows, windowJSON{Nodes: names(p.names, w.Nodes),
-				From: narrate.Clock(p.start, w.From), To: narrate.Clock(p.start, w.To), Seconds: (w.To - w.From).Seconds()})
+				From: timeline.Clock(p.start, w.From), To: timeline.Clock(p.start, w.To), Seconds: (w.To - w.From).Seconds()})
 		}
 		s.Summary.SplitBrain.TotalSeconds = expect.Total(ws).Seconds()
 		s.Summary.Primary = [][]string{}

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
@@ -27,7 +26,7 @@ func busyDay(seed uint64, repl bool, mode string) string {
 		b.WriteString("workload writes=200/s deadline=2s\nreplication " + mode + "\n")
 	}
 	at := func(c int, min int) string {
-		return narrate.Clock(time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC), time.Duration(c)*20*time.Minute+time.Duration(min)*time.Minute)
+		return timeline.Clock(time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC), time.Duration(c)*20*time.Minute+time.Duration(min)*time.Minute)
 	}
 	node := func() int { return 1 + r.IntN(5) }
 	for c := range 72 {

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
@@ -24,7 +23,7 @@ func partitionDay(seed uint64, mode string) string {
 	lines := strings.Split(strings.TrimSpace(busyDay(seed, true, mode)), "\n")
 	head, events, end := lines[:3], lines[3:len(lines)-1], lines[len(lines)-1]
 	at := func(c int, d time.Duration) string {
-		return narrate.Clock(time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC), time.Duration(c)*20*time.Minute+d)
+		return timeline.Clock(time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC), time.Duration(c)*20*time.Minute+d)
 	}
 	for c := range 72 {
 		p := 1 + r.IntN(5)

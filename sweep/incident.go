@@ -8,7 +8,6 @@ import (
 	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/expect"
 	"github.com/failsim/failsim/fence"
-	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
 	"github.com/failsim/failsim/timeline"
@@ -35,12 +34,12 @@ func (o *outcomeWatch) Event(ev act.Event) {
 	}
 	switch ev := ev.(type) {
 	case *fence.Failover:
-		o.v.outcome, o.v.at = fmt.Sprintf("failover of %s to %s", o.names[ev.Node], o.names[ev.To]), narrate.Clock(o.start, ev.At)
+		o.v.outcome, o.v.at = fmt.Sprintf("failover of %s to %s", o.names[ev.Node], o.names[ev.To]), timeline.Clock(o.start, ev.At)
 	case *fence.NoCandidate:
-		o.v.outcome, o.v.at = fmt.Sprintf("%s failed, no replica eligible", o.names[ev.Node]), narrate.Clock(o.start, ev.At)
+		o.v.outcome, o.v.at = fmt.Sprintf("%s failed, no replica eligible", o.names[ev.Node]), timeline.Clock(o.start, ev.At)
 	case *fence.NodeFailed:
 		if ev.Role == fence.Master {
-			o.v.outcome, o.v.at = fmt.Sprintf("%s failed, no failover (manual)", o.names[ev.Node]), narrate.Clock(o.start, ev.At)
+			o.v.outcome, o.v.at = fmt.Sprintf("%s failed, no failover (manual)", o.names[ev.Node]), timeline.Clock(o.start, ev.At)
 		}
 	}
 }

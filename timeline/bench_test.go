@@ -1,9 +1,10 @@
-package timeline
+package timeline_test
 
 import (
 	"testing"
 
 	"github.com/failsim/failsim/internal/daytimeline"
+	"github.com/failsim/failsim/timeline"
 )
 
 // BenchmarkParseDay parses the benchmarks' day: 5 nodes, 2,000 fault events at HH:MM:SS.
@@ -14,7 +15,7 @@ func BenchmarkParseDay(b *testing.B) {
 	b.SetBytes(int64(len(text)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Parse("day.timeline", text); err != nil {
+		if _, err := timeline.Parse("day.timeline", text); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -12,17 +12,17 @@ func FuzzClock(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		h, m, sec, ok := clock(s)
+		h, m, sec, ok := readClock(s)
 		c, err := time.Parse("15:04:05", s)
 		if ok && (err != nil || c.Hour() != h || c.Minute() != m || c.Second() != sec || c.Nanosecond() != 0) {
-			t.Fatalf("clock(%q) = %02d:%02d:%02d; time.Parse: %v, %v", s, h, m, sec, c, err)
+			t.Fatalf("readClock(%q) = %02d:%02d:%02d; time.Parse: %v, %v", s, h, m, sec, c, err)
 		}
 		digits := len(s) == 8 && s[2] == ':' && s[5] == ':'
 		for _, i := range []int{0, 1, 3, 4, 6, 7} {
 			digits = digits && s[i] >= '0' && s[i] <= '9'
 		}
 		if !ok && err == nil && digits {
-			t.Fatalf("clock(%q) refused what time.Parse reads as %v", s, c)
+			t.Fatalf("readClock(%q) refused what time.Parse reads as %v", s, c)
 		}
 	})
 }
@@ -52,4 +52,57 @@ func FuzzParseTimeClock(f *testing.F) {
 			t.Fatalf("%s from %v: %v, %v; want %v", s, st, got, gerr, want)
 		}
 	})
+}
+
+// clockFormat is Clock as it was written with time.Format, the reference AppendClock is held to.
+func clockFormat(start time.Time, d time.Duration) string {
+	t := start.Add(d)
+	layout := "15:04:05"
+	if t.Nanosecond() != 0 {
+		layout = "15:04:05.000"
+	}
+	if t.YearDay() != start.YearDay() || t.Year() != start.Year() {
+		layout = "2006-01-02T" + layout
+	}
+	return t.Format(layout)
+}
+
+// AppendClock writes what time.Format wrote, for any start (UTC or another zone) and offset.
+func FuzzAppendClock(f *testing.F) {
+	f.Add(int64(0), int64(0), false)
+	f.Add(int64(21*3600e9), int64(1500e6), false)
+	f.Add(int64(-5e17), int64(3*3600e9+1e6), true)
+	f.Add(int64(1714597200e9), int64(86400e9*366), false)
+	zone := time.FixedZone("X", -7*3600)
+	f.Fuzz(func(t *testing.T, startNanos, d int64, other bool) {
+		if d < 0 {
+			d = -d
+		}
+		start := time.Unix(0, startNanos).UTC()
+		if other {
+			start = start.In(zone)
+		}
+		if got, want := string(AppendClock([]byte("x"), start, time.Duration(d))), "x"+clockFormat(start, time.Duration(d)); got != want {
+			t.Fatalf("AppendClock(%v, %v) = %q, want %q", start, time.Duration(d), got, want)
+		}
+	})
+}
+
+func TestClock(t *testing.T) {
+	start := time.Date(2024, 5, 1, 21, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{0, "21:00:00"},
+		{11*time.Minute + 20*time.Second, "21:11:20"},
+		{1500 * time.Millisecond, "21:00:01.500"},
+		{3 * time.Hour, "2024-05-02T00:00:00"},
+		{3*time.Hour + time.Millisecond, "2024-05-02T00:00:00.001"},
+		{366 * 24 * time.Hour, "2025-05-02T21:00:00"},
+	} {
+		if got := Clock(start, c.d); got != c.want {
+			t.Errorf("Clock(%v) = %s, want %s", c.d, got, c.want)
+		}
+	}
 }

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/failsim/failsim/fence"
-	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/repl"
 )
 
@@ -181,7 +180,7 @@ func (f *formatter) repl(e ReplEvent) {
 // eventTime is how an event at time at is written, after the previous event's: its clock time
 // when that reads back as at, else +DURATION after the previous event.
 func (f *formatter) eventTime(at time.Duration) string {
-	s := narrate.Clock(f.tl.Start, at)
+	s := Clock(f.tl.Start, at)
 	if d, err := f.p.parseTimeForms(s, eventTimeForms); err != nil || d != at {
 		s = "+" + (at - f.last).String()
 	}
@@ -192,7 +191,7 @@ func (f *formatter) eventTime(at time.Duration) string {
 // time is how an expectation's time d is written: its clock time when that reads back as d,
 // else the RFC 3339 time.
 func (f *formatter) time(d time.Duration) string {
-	s := narrate.Clock(f.tl.Start, d)
+	s := Clock(f.tl.Start, d)
 	if got, err := f.p.parseTime(s); err != nil || got != d {
 		s = f.tl.Start.Add(d).Format(time.RFC3339Nano)
 	}

@@ -16,7 +16,6 @@ import (
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/fileline"
-	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/statemap"
 )
 
@@ -355,10 +354,10 @@ func (p *parser) setting(w []string) error {
 	return nil
 }
 
-// clock reads exactly HH:MM:SS, two digits each, as time.Parse("15:04:05", s) reads it
+// readClock reads exactly HH:MM:SS, two digits each, as time.Parse("15:04:05", s) reads it
 // (hours 0-23, minutes and seconds 0-59); ok is false for anything else, which the caller
 // then gives to time.Parse.
-func clock(s string) (h, m, sec int, ok bool) {
+func readClock(s string) (h, m, sec int, ok bool) {
 	if len(s) != 8 || s[2] != ':' || s[5] != ':' {
 		return 0, 0, 0, false
 	}
@@ -387,7 +386,7 @@ func (p *parser) parseTime(s string) (time.Duration, error) {
 // parseTimeForms is parseTime, whose error for a time in no form it reads says "want forms".
 func (p *parser) parseTimeForms(s, forms string) (time.Duration, error) {
 	st := p.tl.Start
-	if h, m, sec, ok := clock(s); ok && st.Location() == time.UTC {
+	if h, m, sec, ok := readClock(s); ok && st.Location() == time.UTC {
 		// The common case, without a Parse and a Date per line: HH:MM:SS on a UTC day has
 		// no daylight saving, so it is the start's midnight plus the clock.
 		sh, sm, ss := st.Clock()
@@ -555,4 +554,4 @@ func (p *parser) nodeList() string {
 	return strings.Join(names, ", ")
 }
 
-func (p *parser) clock(d time.Duration) string { return narrate.Clock(p.tl.Start, d) }
+func (p *parser) clock(d time.Duration) string { return Clock(p.tl.Start, d) }

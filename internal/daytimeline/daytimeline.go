@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/failsim/failsim/narrate"
+	"github.com/failsim/failsim/timeline"
 )
 
 // Text writes a 24-hour timeline of 5 nodes with n fault events (n > 0), from a seed: the
@@ -25,9 +25,9 @@ func Text(n int, seed uint64) string {
 	step := 24 * time.Hour / time.Duration(n)
 	for i := range n {
 		at := time.Duration(i)*step + time.Duration(r.Int64N(int64(step)))
-		fmt.Fprintf(&b, "%s db%d %s\n", narrate.Clock(start, at.Truncate(time.Second)), 1+r.IntN(5), faults[r.IntN(len(faults))])
+		fmt.Fprintf(&b, "%s db%d %s\n", timeline.Clock(start, at.Truncate(time.Second)), 1+r.IntN(5), faults[r.IntN(len(faults))])
 		if i%200 == 199 {
-			fmt.Fprintf(&b, "%s db%d recover\n", narrate.Clock(start, at.Truncate(time.Second)), 1+r.IntN(5))
+			fmt.Fprintf(&b, "%s db%d recover\n", timeline.Clock(start, at.Truncate(time.Second)), 1+r.IntN(5))
 		}
 	}
 	b.WriteString("1970-01-02T00:00:00Z cluster end\n")

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/repl"
 	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
 )
 
 // CompareReplication judges the client's view of a live run (live, its writes summarized, and
@@ -23,7 +23,7 @@ func CompareReplication(start time.Time, simulated, live repl.Summary, liveLost 
 		o := "none"
 		if s.Outage.Length() > 0 {
 			o = fmt.Sprintf("%v (%s to %s)", s.Outage.Length().Round(time.Millisecond),
-				narrate.Clock(start, s.Outage.From.Round(time.Millisecond)), narrate.Clock(start, s.Outage.To.Round(time.Millisecond)))
+				timeline.Clock(start, s.Outage.From.Round(time.Millisecond)), timeline.Clock(start, s.Outage.To.Round(time.Millisecond)))
 		}
 		return fmt.Sprintf("%-9s  offered %d, acknowledged %d, failed %d, lost %d; longest outage %s; unavailable %v",
 			who, s.Offered, s.Acknowledged, s.Failed, lost, o, s.Unavailable.Round(time.Millisecond))

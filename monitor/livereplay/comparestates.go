@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
 )
 
 // StateChange is a node's datasource state changing (fence.StateChanged), by name, with the
@@ -38,7 +38,7 @@ func CompareStates(start time.Time, names []string, simulated, live []StateChang
 		if same {
 			var parts []string
 			for i, c := range s {
-				parts = append(parts, fmt.Sprintf("%s %s (live %+.1fs)", narrate.Clock(start, c.At), c.To, (l[i].At-c.At).Seconds()))
+				parts = append(parts, fmt.Sprintf("%s %s (live %+.1fs)", timeline.Clock(start, c.At), c.To, (l[i].At-c.At).Seconds()))
 			}
 			if len(parts) == 0 {
 				parts = []string{"no change"}
@@ -68,7 +68,7 @@ func changes(start time.Time, cs []StateChange) string {
 	}
 	var parts []string
 	for _, c := range cs {
-		parts = append(parts, fmt.Sprintf("%s %s (%s)", narrate.Clock(start, c.At.Round(time.Millisecond)), c.To, c.Condition))
+		parts = append(parts, fmt.Sprintf("%s %s (%s)", timeline.Clock(start, c.At.Round(time.Millisecond)), c.To, c.Condition))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/fileline"
 	"github.com/failsim/failsim/monitor"
-	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/proxy"
 	"github.com/failsim/failsim/statemap"
 	"github.com/failsim/failsim/timeline"
@@ -187,11 +186,11 @@ type Decision struct {
 func (d Decision) describe(start time.Time) string {
 	switch d.Kind {
 	case fence.KindFailover:
-		return fmt.Sprintf("%s failover %s -> %s", narrate.Clock(start, d.At), d.Node, d.Other)
+		return fmt.Sprintf("%s failover %s -> %s", timeline.Clock(start, d.At), d.Node, d.Other)
 	case fence.KindNoCandidate:
-		return fmt.Sprintf("%s failover of %s, no replica eligible", narrate.Clock(start, d.At), d.Node)
+		return fmt.Sprintf("%s failover of %s, no replica eligible", timeline.Clock(start, d.At), d.Node)
 	}
-	return fmt.Sprintf("%s %s failed", narrate.Clock(start, d.At), d.Node)
+	return fmt.Sprintf("%s %s failed", timeline.Clock(start, d.At), d.Node)
 }
 
 // Failovers counts the failovers among ds (promotions and failovers with no candidate).

@@ -18,7 +18,6 @@ import (
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/monitor"
-	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/proxy"
 	"github.com/failsim/failsim/repl"
 	"github.com/failsim/failsim/replica"
@@ -367,7 +366,7 @@ func (l *lockedObservers) Event(ev act.Event) {
 
 // promotionNote says what a live promotion did.
 func promotionNote(start time.Time, names []string, p LivePromotion) string {
-	s := fmt.Sprintf("live promotion at %s: %s -> %s", narrate.Clock(start, p.At), names[p.From], names[p.To])
+	s := fmt.Sprintf("live promotion at %s: %s -> %s", timeline.Clock(start, p.At), names[p.From], names[p.To])
 	if p.Err != nil {
 		return s + ": failed: " + p.Err.Error()
 	}

@@ -1,13 +1,11 @@
-package narrate
+package timeline
 
-import (
-	"strconv"
-	"time"
-)
+import "time"
 
 // Clock writes the clock time of virtual time d, a run that started at start: HH:MM:SS (with
 // milliseconds when d is not a whole second) on the start's day, the full date and time on a
-// later day.
+// later day. It is the clock syntax of timelines and of everything that tells a run: the event
+// log, the reports, the properties' verdicts. Format writes it where it reads back exactly.
 func Clock(start time.Time, d time.Duration) string { return string(AppendClock(nil, start, d)) }
 
 // AppendClock appends Clock(start, d) to b: digit by digit when the start is in UTC (an event
@@ -50,6 +48,3 @@ func utcDay(sec int64) (day, sod int64) {
 
 // append2 appends n (0-99) as two digits.
 func append2(b []byte, n int) []byte { return append(b, byte('0'+n/10), byte('0'+n%10)) }
-
-// appendInt appends n in decimal.
-func appendInt(b []byte, n int) []byte { return strconv.AppendInt(b, int64(n), 10) }
