@@ -25,8 +25,10 @@ var rank = map[string]int{
 	// builds on fence's Cluster and candidate rule; cluster composes the three per node.
 	"fence": 2, "group": 2, "repl": 3,
 	// The vocabulary of a run: its actions, outcomes, events and echoes.
-	"act":     4,
-	"cluster": 5,
+	"act": 4,
+	// The incident format, read and written, with the clock syntax of everything that tells a
+	// run; and the decision core's cluster, which composes fence, group and repl per node.
+	"timeline": 5, "cluster": 5,
 	// One run's decision core under Tungsten's rules (the engine and the group behind one
 	// Ready), and the one scheduler, which drives any core through drive.Machine: of one rank,
 	// neither imports the other.
@@ -35,9 +37,8 @@ var rank = map[string]int{
 	"faultmodel": 7, "narrate": 7,
 	// The fault model's timing, in closed form; property testing's properties; the benchmarks' day.
 	"timing": 8, "property": 8, "internal/daytimeline": 8,
-	"timeline": 9,
-	"expect":   10,
-	"report":   11,
+	"expect": 10,
+	"report": 11,
 	// The picture of a run, drawn from what it observed and its report.
 	"htmlreport": 12,
 	// The wire: the fault-injecting proxy, the servers of the live tests, and what the live
@@ -167,6 +168,9 @@ func TestNamedDirections(t *testing.T) {
 	// proxies, the promotions, the writes, the timeline, its narration) is monitor/livereplay's.
 	never("monitor", "sim", "check", "proxy", "replica", "writer", "timeline", "narrate")
 	never("monitor/livereplay", "sim", "check")
+	// The format writes what it reads: its writer, its property specs and its clock are its own,
+	// so it sits below the run it scripts and the tools that judge and tell one.
+	never("timeline", "drive", "property", "narrate", "check", "faultmodel")
 	never("sim", "monitor", "proxy", "check")
 	never("check", "monitor", "proxy")
 	never("sweep", "monitor", "proxy")
