@@ -8,6 +8,7 @@ import (
 	"github.com/failsim/failsim/cluster"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/group"
+	"github.com/failsim/failsim/timeline"
 )
 
 // describeGroup says what an event of the managers as a group is, in words; ok is false for an
@@ -98,24 +99,7 @@ func Quorum(names []string, d group.Digest) string {
 
 // Segments says how a partition splits the members: "db1 | db2 db3 w1", segments in the order
 // of their first members.
-func Segments(names []string, segments []int) string {
-	var parts []string
-	done := map[int]bool{}
-	for m, s := range segments {
-		if done[s] {
-			continue
-		}
-		done[s] = true
-		var side []string
-		for x := m; x < len(segments); x++ {
-			if segments[x] == s {
-				side = append(side, names[x])
-			}
-		}
-		parts = append(parts, strings.Join(side, " "))
-	}
-	return strings.Join(parts, " | ")
-}
+func Segments(names []string, segments []int) string { return timeline.SegmentWords(names, segments) }
 
 // Member says what a node's entry in a copy of the cluster state says: "master", "failed
 // replica", "shunned master", "failsafe-shunned master".

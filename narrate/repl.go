@@ -6,6 +6,7 @@ import (
 
 	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/repl"
+	"github.com/failsim/failsim/timeline"
 )
 
 // describeRepl says in words the replication model's decisions and notes (package repl); ok
@@ -61,25 +62,7 @@ func AppTargetWords(names []string, ev repl.AppTarget) string {
 
 // ReplInput writes a timeline's replication event as the timeline does, after the node: "lag
 // 5s", "link freeze", "replicator stop".
-func ReplInput(in repl.Input) string {
-	switch in := in.(type) {
-	case repl.SetLag:
-		return "lag " + in.Lag.String()
-	case repl.SetApplyLag:
-		return "apply-lag " + in.Lag.String()
-	case repl.SetStream:
-		if in.Frozen {
-			return "link freeze"
-		}
-		return "link heal"
-	case repl.SetReplicator:
-		if in.Running {
-			return "replicator start"
-		}
-		return "replicator stop"
-	}
-	return fmt.Sprintf("%T", in)
-}
+func ReplInput(in repl.Input) string { return timeline.ReplWords(in) }
 
 // rankingWords says the ranking a promotion used: ", ranked first of db3 (stored 5701), db2
 // (stored 4000, lagging 22s)", with the excluded after; "" when there was none.

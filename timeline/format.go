@@ -152,7 +152,7 @@ func (f *formatter) events() {
 				// The parser refuses a partition that cuts nothing; it decides as a heal.
 				f.printf("%s partition heal\n", at)
 			} else {
-				f.printf("%s partition %s\n", at, segmentWords(f.names, ev.Segments))
+				f.printf("%s partition %s\n", at, SegmentWords(f.names, ev.Segments))
 			}
 		case Recover:
 			f.printf("%s %s recover\n", at, f.names[ev.Node])
@@ -174,7 +174,7 @@ func (f *formatter) events() {
 
 // repl writes replication event e.
 func (f *formatter) repl(e ReplEvent) {
-	f.printf("%s %s %s\n", f.eventTime(e.At), f.tl.Nodes[repl.EventNode(e.Input)].Name, replWords(e.Input))
+	f.printf("%s %s %s\n", f.eventTime(e.At), f.tl.Nodes[repl.EventNode(e.Input)].Name, ReplWords(e.Input))
 }
 
 // eventTime is how an event at time at is written, after the previous event's: its clock time
@@ -280,9 +280,9 @@ func oneNetwork(segments []int) bool {
 	return true
 }
 
-// segmentWords writes a partition's groups as its statement does, "db1 | db2 db3 w1": the
+// SegmentWords writes a partition's groups as its statement does, "db1 | db2 db3 w1": the
 // groups in the order of their first members, each member once, in group order.
-func segmentWords(names []string, segments []int) string {
+func SegmentWords(names []string, segments []int) string {
 	var parts []string
 	done := map[int]bool{}
 	for m, s := range segments {
@@ -301,8 +301,9 @@ func segmentWords(names []string, segments []int) string {
 	return strings.Join(parts, " | ")
 }
 
-// replWords writes a replication input as the words after NODE: "lag 5s", "link freeze".
-func replWords(in repl.Input) string {
+// ReplWords writes a replication input as the words after NODE: "lag 5s", "link freeze"
+// (the narration says them so too).
+func ReplWords(in repl.Input) string {
 	switch in := in.(type) {
 	case repl.SetLag:
 		return "lag " + in.Lag.String()
@@ -319,5 +320,5 @@ func replWords(in repl.Input) string {
 		}
 		return "replicator stop"
 	}
-	panic(fmt.Sprintf("timeline: a replication event %T", in))
+	return fmt.Sprintf("%T", in) // no input of the format's: Parse refuses it
 }
