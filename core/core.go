@@ -48,6 +48,19 @@ func New(e *fence.Engine, g *cluster.Config) *Core {
 	return &Core{e: e, group: g}
 }
 
+// Reuse gives k, fresh, the space of old's batches (old is done with: nothing it handed out
+// is read again), so that a caller replaying run after run (sim.Replayer) does not grow them
+// anew each time. A nil old changes nothing.
+func (k *Core) Reuse(old *Core) {
+	if old == nil {
+		return
+	}
+	clear(old.out[:cap(old.out)])
+	clear(old.stood[:cap(old.stood)])
+	k.out, k.stood, k.ints = old.out[:0], old.stood[:0], old.ints[:0]
+	k.views = old.views[:0]
+}
+
 // Len is the number of nodes.
 func (k *Core) Len() int { return k.e.Len() }
 

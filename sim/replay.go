@@ -53,15 +53,16 @@ type runner struct {
 	e     *fence.Engine
 	d     *drive.Driver
 	repl  *replRun // the replication model beside the engine; nil when the timeline has none
+	k     *core.Core
 }
 
 func newRunner(ctx context.Context, tl *timeline.Timeline, m *statemap.Map, obs []drive.Observer) *runner {
-	return newRunnerReusing(ctx, tl, m, obs, nil)
+	return newRunnerReusing(ctx, tl, m, obs, nil, nil)
 }
 
 // newRunnerReusing is newRunner that reuses old's space, if not nil, for the replication model's
 // run (a Replayer's).
-func newRunnerReusing(ctx context.Context, tl *timeline.Timeline, m *statemap.Map, obs []drive.Observer, old *replRun) *runner {
+func newRunnerReusing(ctx context.Context, tl *timeline.Timeline, m *statemap.Map, obs []drive.Observer, old *replRun, oldCore *core.Core) *runner {
 	var rr *replRun
 	var e *fence.Engine
 	var candidate fence.CandidateRule // nil: fence.FirstEligible
@@ -73,6 +74,7 @@ func newRunnerReusing(ctx context.Context, tl *timeline.Timeline, m *statemap.Ma
 	e = fence.New(fence.Config{Nodes: tl.Nodes, Map: m, Policy: tl.Policy, Candidate: candidate})
 	timeout := tl.Timeout
 	k := core.New(e, &cluster.Config{Witnesses: len(tl.Witnesses), GapThreshold: tl.GapThreshold, FailsafeThreshold: tl.FailsafeThreshold})
+	k.Reuse(oldCore)
 	d := drive.New(k, drive.Config{
 		Interval:    tl.Interval,
 		Script:      tl.Events,
@@ -84,7 +86,7 @@ func newRunnerReusing(ctx context.Context, tl *timeline.Timeline, m *statemap.Ma
 	if rr != nil {
 		rr.sides.k, rr.sides.e = k, e
 	}
-	return &runner{ctx: ctx, e: e, d: d, repl: rr}
+	return &runner{ctx: ctx, e: e, d: d, repl: rr, k: k}
 }
 
 func (r *runner) run() error {
