@@ -24,11 +24,12 @@ import (
 // Core is one run's decision core. Its zero value is not usable: call New. It is not safe for
 // concurrent use.
 type Core struct {
-	e      *fence.Engine
-	group  *cluster.Config  // nil: no group (the live runtime)
-	c      *cluster.Cluster // made at the first action that needs it; nil until then
-	now    time.Duration    // the time of the last input
-	router Router           // the application's routing; nil: Sticky
+	e       *fence.Engine
+	group   cluster.Config   // the group's settings, when grouped
+	grouped bool             // the managers run as a group; false: no group (the live runtime)
+	c       *cluster.Cluster // made at the first action that needs it; nil until then
+	now     time.Duration    // the time of the last input
+	router  Router           // the application's routing; nil: Sticky
 
 	out   []act.Event        // the batch Ready hands out
 	stood []Standing         // how the managers stood at the batch's decisions about a node's service
@@ -45,7 +46,11 @@ type Core struct {
 // g nil (the live runtime) there is no group, and the engine's coordinator is the first node
 // whose manager is up.
 func New(e *fence.Engine, g *cluster.Config) *Core {
-	return &Core{e: e, group: g}
+	k := &Core{e: e}
+	if g != nil {
+		k.group, k.grouped = *g, true
+	}
+	return k
 }
 
 // Reuse gives k, fresh, the space of old's batches (old is done with: nothing it handed out
@@ -86,7 +91,7 @@ func (k *Core) Apply(t time.Duration, a *act.Action) {
 	k.now = t
 	switch a.Kind {
 	case act.ManagerDown, act.ManagerUp, act.HostDown, act.HostUp, act.Partition:
-		if k.group == nil {
+		if !k.grouped {
 			k.managerAlone(t, a)
 			return
 		}
@@ -97,7 +102,7 @@ func (k *Core) Apply(t time.Duration, a *act.Action) {
 			return
 		}
 		if k.c == nil {
-			k.c = cluster.New(k.e, *k.group, t, k.tell)
+			k.c = cluster.New(k.e, k.group, t, k.tell)
 		}
 		switch a.Kind {
 		case act.ManagerDown:
