@@ -55,7 +55,6 @@ func (r *events) Event(ev act.Event) {
 		r.evs = append(r.evs, keep(ev))
 	}
 }
-func (r *events) Instant(time.Duration, fence.View) {}
 
 // liveEvents runs tl through the runtime on a mock clock, with probers that answer the fault
 // model's prediction for the fault their node has when they start, and returns its events.
