@@ -175,6 +175,7 @@ type traceBuf struct {
 	repl    timeline.Replication
 	scratch []timeline.Event
 	idx     []int32
+	keys    []uint64
 }
 
 // traceInto makes the trace of rng in b, reusing its space, and returns it; it is valid until
@@ -225,8 +226,32 @@ func (g *Generator) traceInto(buf *traceBuf, rng *rand.Rand) *timeline.Timeline 
 
 // sortEvents orders events by time, keeping the order they were made in among equal times, into
 // the scratch slice; it returns the sorted events and the old slice as the next scratch. It
-// sorts indices rather than the events themselves: moving ints is cheaper than moving events.
+// sorts keys rather than the events themselves: each event's time and index packed into one
+// integer (time above, index below: ties go by index, the order they were made in), which
+// sorts without a comparison function; a trace whose times or length do not fit the packing
+// sorts indices by a comparison instead.
 func (buf *traceBuf) sortEvents(evs []timeline.Event) (sorted, scratch []timeline.Event) {
+	const indexBits = 20
+	packs := len(evs) < 1<<indexBits
+	for i := range evs {
+		if at := evs[i].At; at < 0 || at >= 1<<(64-indexBits) {
+			packs = false
+			break
+		}
+	}
+	out := buf.scratch[:0]
+	if packs {
+		keys := buf.keys[:0]
+		for i := range evs {
+			keys = append(keys, uint64(evs[i].At)<<indexBits|uint64(i))
+		}
+		slices.Sort(keys)
+		buf.keys = keys
+		for _, k := range keys {
+			out = append(out, evs[k&(1<<indexBits-1)])
+		}
+		return out, evs
+	}
 	idx := buf.idx[:0]
 	for i := range evs {
 		idx = append(idx, int32(i))
@@ -238,7 +263,6 @@ func (buf *traceBuf) sortEvents(evs []timeline.Event) (sorted, scratch []timelin
 		return cmp.Compare(a, b)
 	})
 	buf.idx = idx
-	out := buf.scratch[:0]
 	for _, j := range idx {
 		out = append(out, evs[j])
 	}
