@@ -8,6 +8,11 @@
 // slow and delay both make a link late, differently: slow holds each command before the
 // server sees it (a slow server), delay holds every byte both ways (a long or congested path:
 // a replication stream that arrives late, a round trip that costs twice the delay).
+//
+// latency, bandwidth, slow-close, timeout, reset-peer, slicer and limit-data are toxiproxy's
+// toxics of those names (Shopify/toxiproxy toxics/*.go, v2.5.0), with its arguments and
+// semantics; each acts on one stream, downstream (server to client, toxiproxy's default)
+// unless the words say upstream.
 package fault
 
 import (
@@ -32,15 +37,27 @@ const (
 	Slow                    // every query's reply is held for Fault.Delay
 	Delay                   // every byte, both ways, is held for Fault.Delay, in order (toxiproxy's latency)
 	Error                   // a MySQL ERR packet with Fault.Code
+	Latency                 // toxiproxy's latency: each chunk of one stream held Fault.Delay ± Fault.Jitter
+	Bandwidth               // toxiproxy's bandwidth: one stream at most Fault.Rate KB/s
+	SlowClose               // toxiproxy's slow_close: one stream's FIN held Fault.Delay
+	Timeout                 // toxiproxy's timeout: one stream's bytes dropped, closed after Fault.Delay (0: never)
+	ResetPeer               // toxiproxy's reset_peer: reset Fault.Delay after the stream's first bytes
+	Slicer                  // toxiproxy's slicer: one stream cut into Fault.Size ± Fault.Variation byte pieces, Fault.Delay apart
+	LimitData               // toxiproxy's limit_data: closed once Fault.Bytes went through the stream
 	Unreachable             // no route to host (simulator only)
 	HostDown                // host is down (simulator only)
 	Probe                   // the probe yields Fault.Condition (simulator only)
 	numKinds
 )
 
+// Count is the number of kinds: an array indexed by Kind has Count elements.
+const Count = int(numKinds)
+
 var names = [numKinds]string{
 	Heal: "heal", Refuse: "refuse", Reset: "reset", Close: "close", Freeze: "freeze",
 	Blackhole: "blackhole", Stall: "stall", Slow: "slow", Delay: "delay", Error: "error",
+	Latency: "latency", Bandwidth: "bandwidth", SlowClose: "slow-close", Timeout: "timeout",
+	ResetPeer: "reset-peer", Slicer: "slicer", LimitData: "limit-data",
 	Unreachable: "unreachable", HostDown: "hostdown", Probe: "probe",
 }
 
@@ -62,7 +79,27 @@ func (k Kind) String() string {
 }
 
 // Wire reports whether a proxy can make this fault real on a loopback socket.
-func (k Kind) Wire() bool { return k <= Error }
+func (k Kind) Wire() bool { return k <= LimitData }
+
+// Toxiproxy reports whether k is one of toxiproxy's toxics, which act on one stream.
+func (k Kind) Toxiproxy() bool { return k >= Latency && k <= LimitData }
+
+// Stream is the direction a toxiproxy toxic acts on. The zero value is Downstream, toxiproxy's
+// default (toxic_collection.go: AddToxicJson).
+type Stream uint8
+
+const (
+	Downstream Stream = iota // server to client
+	Upstream                 // client to server
+)
+
+// String returns "downstream" or "upstream", toxiproxy's words.
+func (s Stream) String() string {
+	if s == Upstream {
+		return "upstream"
+	}
+	return "downstream"
+}
 
 // ParseKind returns the kind named s (lower case, as written in a timeline).
 func ParseKind(s string) (Kind, bool) {
@@ -76,10 +113,19 @@ func ParseKind(s string) (Kind, bool) {
 
 // Fault is a kind with its argument. The zero value is heal.
 type Fault struct {
-	Kind      Kind
-	Delay     time.Duration // slow: how long each query's reply is held; delay: each byte; > 0
+	Kind Kind
+	// Delay is slow's hold of each query's reply and delay's of each byte (> 0); latency's
+	// latency (> 0), slow-close's hold of the FIN (> 0), timeout's and reset-peer's timeout
+	// (>= 0) and slicer's pause between pieces (>= 0).
+	Delay     time.Duration
 	Code      uint16        // error: the MySQL error code, 1..65535
 	Condition string        // probe: the condition name the probe yields (checked by the caller)
+	Jitter    time.Duration // latency: each chunk's delay is drawn from Delay ± Jitter; >= 0
+	Rate      int64         // bandwidth: KB/s (1 KB = 1000 bytes: toxiproxy's Rate*100 bytes per 100 ms); > 0
+	Bytes     int64         // limit-data: the bytes the stream carries before it is closed; > 0
+	Size      int           // slicer: the average piece, in bytes; > 0
+	Variation int           // slicer: each cut drawn within ± Variation bytes; 0 <= Variation < Size
+	Stream    Stream        // the toxiproxy toxics: the stream it acts on
 }
 
 // Parse reads a fault from its words: "freeze", "slow 2s", "delay 500ms", "error 1045",
@@ -94,6 +140,9 @@ func Parse(words []string) (Fault, error) {
 	}
 	f := Fault{Kind: k}
 	args := words[1:]
+	if k.Toxiproxy() {
+		return parseToxic(f, args)
+	}
 	switch k {
 	case Slow:
 		if len(args) != 1 {
@@ -135,8 +184,12 @@ func Parse(words []string) (Fault, error) {
 	return f, nil
 }
 
-// String writes the fault as a timeline would: "slow 2s", "error 1045".
+// String writes the fault as a timeline would: "slow 2s", "error 1045",
+// "latency 200ms jitter 50ms upstream".
 func (f Fault) String() string {
+	if f.Kind.Toxiproxy() {
+		return toxicString(f)
+	}
 	switch f.Kind {
 	case Slow:
 		return "slow " + f.Delay.String()

@@ -23,7 +23,7 @@ func TestParseDelay(t *testing.T) {
 		{"delay 0s", `delay: "0s" is not a positive duration such as 500ms or 2s`},
 		{"delay -1s", `delay: "-1s" is not a positive duration such as 500ms or 2s`},
 		{"delay soon", `delay: "soon" is not a positive duration such as 500ms or 2s`},
-		{"melt", `unknown fault "melt": want one of heal, refuse, reset, close, freeze, blackhole, stall, slow, delay, error, unreachable, hostdown, probe`},
+		{"melt", `unknown fault "melt": want one of heal, refuse, reset, close, freeze, blackhole, stall, slow, delay, error, latency, bandwidth, slow-close, timeout, reset-peer, slicer, limit-data, unreachable, hostdown, probe`},
 	} {
 		_, err := Parse(strings.Fields(c.in))
 		if err == nil || err.Error() != c.want {
@@ -35,7 +35,9 @@ func TestParseDelay(t *testing.T) {
 // FuzzParse: no input panics, and a fault that parses writes itself back as words that parse
 // to the same fault.
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{"delay 500ms", "slow 2s", "error 1045", "probe ok", "freeze", "delay", "delay 1h2m3.5s"} {
+	for _, s := range []string{"delay 500ms", "slow 2s", "error 1045", "probe ok", "freeze", "delay", "delay 1h2m3.5s",
+		"latency 200ms jitter 50ms upstream", "bandwidth 10KB/s", "slow-close 2s", "timeout 0", "timeout 5s downstream",
+		"reset-peer", "reset-peer 1s", "slicer 64 variation 16 delay 10us", "limit-data 4096"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

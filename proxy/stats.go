@@ -11,7 +11,7 @@ type nodeStats struct {
 	open      atomic.Int64
 	accepted  atomic.Uint64
 	faulted   atomic.Uint64 // connections on which at least one fault acted
-	faults    [16]atomic.Uint64
+	faults    [fault.Count]atomic.Uint64
 	bytesUp   atomic.Uint64 // client to server
 	bytesDown atomic.Uint64 // server to client
 

@@ -172,7 +172,7 @@ func TestTimelineErrors(t *testing.T) {
 		{c2 + "00:02:00 db1\n", "t.timeline:2: event \"00:02:00 db1\": want \"TIME NODE FAULT [ARG]\", \"TIME NODE manager down|up\""},
 		{c2 + "00:02:00 db9 freeze\n", "t.timeline:2: unknown node \"db9\": the cluster has db1, db2"},
 		{c2 + "00:02:00 db1 melt\n", "t.timeline:2: unknown fault \"melt\": want one of heal, refuse"},
-		{c2 + "00:02:00 db1 melt\n", "t.timeline:2: unknown fault \"melt\": want one of heal, refuse, reset, close, freeze, blackhole, stall, slow, delay, error, unreachable, hostdown, probe, or \"db1 manager down|up\", \"db1 host down|up\", \"db1 recover\", \"db1 lag DURATION\", \"db1 apply-lag DURATION\", \"db1 link freeze|heal\" or \"db1 replicator stop|start\""},
+		{c2 + "00:02:00 db1 melt\n", "t.timeline:2: unknown fault \"melt\": want one of heal, refuse, reset, close, freeze, blackhole, stall, slow, delay, error, latency, bandwidth, slow-close, timeout, reset-peer, slicer, limit-data, unreachable, hostdown, probe, or \"db1 manager down|up\", \"db1 host down|up\", \"db1 recover\", \"db1 lag DURATION\", \"db1 apply-lag DURATION\", \"db1 link freeze|heal\" or \"db1 replicator stop|start\""},
 		{c2 + "00:02:00 db1 freez\n", "t.timeline:2: unknown fault \"freez\" (did you mean freeze?): want one of heal, refuse"},
 		{c2 + "00:02:00 db1 Stall\n", "t.timeline:2: unknown fault \"Stall\" (did you mean stall?)"},
 		{c2 + "00:02:00 db1 blakhole\n", "t.timeline:2: unknown fault \"blakhole\" (did you mean blackhole?)"},
