@@ -91,11 +91,11 @@ type Verdict uint8
 
 // The verdicts, in the order Orchestrator checks them.
 const (
-	Runs       Verdict = iota // the recovery is registered and runs
-	Downtimed                 // the master is downtimed: skipped (logic/topology_recovery.go:1920-1923)
-	NotActed                  // the code starts no recovery (ActionOf)
-	NoFilter                  // RecoverMasterClusterFilters does not name the cluster (:843-845)
-	BlockedBy                 // a recovery of the cluster is in its active period (topology_recovery_dao.go:207-231)
+	Runs      Verdict = iota // the recovery is registered and runs
+	Downtimed                // the master is downtimed: skipped (logic/topology_recovery.go:1920-1923)
+	NotActed                 // the code starts no recovery (ActionOf)
+	NoFilter                 // RecoverMasterClusterFilters does not name the cluster (:843-845)
+	BlockedBy                // a recovery of the cluster is in its active period (topology_recovery_dao.go:207-231)
 )
 
 var verdictNames = [...]string{Runs: "runs", Downtimed: "downtimed", NotActed: "no recovery for this code", NoFilter: "not in RecoverMasterClusterFilters", BlockedBy: "blocked by a recent recovery"}
