@@ -55,7 +55,7 @@ type MasterRead struct {
 	// queries worked (inst/instance_dao.go:974). failsim's faults fail a read whole: false.
 	PartialSuccess bool
 	// Downtimed: the master is in downtime (Orchestrator's maintenance analog,
-	// inst/analysis_dao.go:311-314): its analysis is skipped by automated recovery.
+	// inst/analysis_dao.go:231-234): its analysis is skipped by automated recovery.
 	Downtimed bool
 	// SemiSync is the master's semi-synchronous replication, for LockedSemiSyncMaster.
 	SemiSync SemiSync
@@ -76,18 +76,18 @@ type SemiSync struct {
 // its last read succeeded; the rest is what its last successful read found (the analysis
 // query reads the stored row, valid or not).
 type ReplicaRead struct {
-	Valid      bool // last_checked <= last_seen (inst/analysis_dao.go:192-196)
+	Valid      bool // last_checked <= last_seen (inst/analysis_dao.go:195-200)
 	IORunning  bool // Slave_IO_Running is Yes (Connecting is not)
 	SQLRunning bool // Slave_SQL_Running is Yes
 	// FailingToConnect: the I/O thread stopped with "error connecting to master" while the SQL
-	// thread runs (inst/analysis_dao.go:206-213).
+	// thread runs (inst/analysis_dao.go:209-217).
 	FailingToConnect bool
 	// Lag is Seconds_Behind_Master (or ReplicationLagQuery's), in whole seconds as MySQL
 	// reports it; LagKnown false when it is NULL (the I/O thread stopped).
 	Lag      time.Duration
 	LagKnown bool
 	Delayed  bool // sql_delay > 0 (MASTER_DELAY)
-	// Downtimed: the replica is in downtime (inst/analysis_dao.go:391-397).
+	// Downtimed: the replica is in downtime (inst/analysis_dao.go:350-357).
 	Downtimed bool
 }
 
@@ -123,7 +123,7 @@ func Analyze(m MasterRead, rs []ReplicaRead, reasonableLag time.Duration) Analys
 				a.FailingToConnect++
 			}
 		}
-		// count_lagging_replicas: slave_lag_seconds > ?, valid or not, NULL not counted (:373).
+		// count_lagging_replicas: slave_lag_seconds > ?, valid or not, NULL not counted (:337-341).
 		if r.LagKnown && int64(r.Lag/time.Second) > int64(reasonableLag/time.Second) {
 			a.Lagging++
 		}

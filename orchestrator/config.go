@@ -35,7 +35,7 @@ type Config struct {
 	DiscoveryReadTimeout time.Duration
 	// ReasonableReplicationLag is ReasonableReplicationLagSeconds: a replica whose lag is over
 	// it counts as lagging in the analysis (config.go:161, default 10 s at :347;
-	// inst/analysis_dao.go:58, :373).
+	// inst/analysis_dao.go:58, :339).
 	ReasonableReplicationLag time.Duration
 	// RecoveryPeriodBlock is RecoveryPeriodBlockSeconds, or RecoveryPeriodBlockMinutes when the
 	// seconds are 0 (config.go:230, :508-513): the anti-flap block after a recovery in a
