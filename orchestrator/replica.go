@@ -137,6 +137,13 @@ type Change struct {
 // failing if it refuses them), or fails at NetTimeout. A span whose fault is not modelled is an
 // error naming it.
 func IOChanges(r Replica, spans []Span, until time.Duration) ([]Change, error) {
+	return IOChangesFrom(r, spans, until, true)
+}
+
+// IOChangesFrom is IOChanges for an I/O thread that is connected at t=0 (connected) or starts
+// its first connection attempt then (START SLAVE, or a restart of the I/O thread): then the
+// first change is when it runs.
+func IOChangesFrom(r Replica, spans []Span, until time.Duration, connected bool) ([]Change, error) {
 	if r.NetTimeout <= 0 || r.HeartbeatPeriod <= 0 || r.ConnectRetry <= 0 {
 		return nil, fmt.Errorf("replica settings %v: slave_net_timeout, MASTER_HEARTBEAT_PERIOD and MASTER_CONNECT_RETRY must each be above 0", r)
 	}
@@ -158,42 +165,16 @@ func IOChanges(r Replica, spans []Span, until time.Duration) ([]Change, error) {
 	var out []Change
 	conn := time.Duration(0) // when the connection now open was made
 	i := 0                   // the first span not yet looked at
-	for {
-		// Connected since conn: find when it breaks.
-		for i < len(spans) && spans[i].At <= conn {
-			i++
-		}
-		b, broke := time.Duration(0), false
-		for i < len(spans) && !broke {
-			f := spans[i].At
-			o, _, _ := behaviour(spans[i].Fault)
-			switch o {
-			case drops:
-				b, broke = f, true
-			case silent:
-				last := conn + (f-conn)/r.HeartbeatPeriod*r.HeartbeatPeriod
-				end := last + r.NetTimeout
-				j := i + 1
-				for j < len(spans) && spans[j].At < end {
-					if o2, _, _ := behaviour(spans[j].Fault); o2 != silent {
-						break
-					}
-					j++
-				}
-				if j < len(spans) && spans[j].At < end {
-					i = j // the silence ended in time: what comes next decides
-					continue
-				}
-				b, broke = end, true
+	for first := true; ; first = false {
+		b := time.Duration(0) // when the connection broke: the first attempt starts then
+		if !first || connected {
+			var broke bool
+			b, broke, i = breaks(r, spans, conn, i)
+			if !broke || b > until {
+				return out, nil
 			}
-			if !broke {
-				i++
-			}
+			out = append(out, Change{At: b, Running: false})
 		}
-		if !broke || b > until {
-			return out, nil
-		}
-		out = append(out, Change{At: b, Running: false})
 		// Reconnecting from b on.
 		a := b
 		for {
@@ -235,6 +216,39 @@ func IOChanges(r Replica, spans []Span, until time.Duration) ([]Change, error) {
 		out = append(out, Change{At: a, Running: true})
 		conn = a
 	}
+}
+
+// breaks finds when a connection made at conn breaks, looking at spans from i on: it returns
+// the time, whether it breaks at all, and the first span not yet looked at.
+func breaks(r Replica, spans []Span, conn time.Duration, i int) (time.Duration, bool, int) {
+	for i < len(spans) && spans[i].At <= conn {
+		i++
+	}
+	for i < len(spans) {
+		f := spans[i].At
+		o, _, _ := behaviour(spans[i].Fault)
+		switch o {
+		case drops:
+			return f, true, i
+		case silent:
+			last := conn + (f-conn)/r.HeartbeatPeriod*r.HeartbeatPeriod
+			end := last + r.NetTimeout
+			j := i + 1
+			for j < len(spans) && spans[j].At < end {
+				if o2, _, _ := behaviour(spans[j].Fault); o2 != silent {
+					break
+				}
+				j++
+			}
+			if j < len(spans) && spans[j].At < end {
+				i = j // the silence ended in time: what comes next decides
+				continue
+			}
+			return end, true, j
+		}
+		i++
+	}
+	return 0, false, i
 }
 
 // RunningAt reports whether the I/O thread runs at t, given its changes (IOChanges): a change

@@ -109,3 +109,16 @@ func TestLagOf(t *testing.T) {
 		t.Errorf("stall adds %v", got)
 	}
 }
+
+func TestIOChangesFromRestart(t *testing.T) {
+	// A restart of the I/O thread (START SLAVE) while the master stalls: the attempt logs in
+	// and its first command hangs until heal.
+	got, err := IOChangesFrom(DefaultReplica(), []Span{sp(0, fault.Stall), sp(30*time.Second, fault.Heal)}, time.Hour, false)
+	if err != nil || show(got) != "30s runs" {
+		t.Errorf("restart under a stall: %q %v, want 30s runs", show(got), err)
+	}
+	got, _ = IOChangesFrom(DefaultReplica(), nil, time.Hour, false)
+	if show(got) != "0s runs" {
+		t.Errorf("restart, no fault: %q, want 0s runs", show(got))
+	}
+}
