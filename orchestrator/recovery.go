@@ -89,7 +89,9 @@ func Automated(filters []string, cl Cluster) bool {
 // Verdict is whether a master recovery runs at a recovery tick, and if not why.
 type Verdict uint8
 
-// The verdicts, in the order Orchestrator checks them.
+// The verdicts. Decide checks whether the code starts a recovery first, then downtime, the
+// filters and the block, in Orchestrator's order (which skips a downtimed master before it
+// looks at the code: the same outcome, no recovery).
 const (
 	Runs      Verdict = iota // the recovery is registered and runs
 	Downtimed                // the master is downtimed: skipped (logic/topology_recovery.go:1920-1923)
@@ -128,12 +130,12 @@ func Unblocked(c Config, started time.Duration) time.Duration {
 // recovered as recent, graceful saying it is in its emergency graceful period. No operator
 // acknowledges a recovery (ack-cluster-recoveries would end the block early).
 func Decide(c Config, cl Cluster, a Analysis, now time.Duration, recent Recent, graceful bool) Verdict {
-	if a.SkippableDueToDowntime {
-		return Downtimed
-	}
 	act := ActionOf(a.Code, graceful)
 	if act != RecoverMaster && act != RegisterOnly {
 		return NotActed
+	}
+	if a.SkippableDueToDowntime {
+		return Downtimed
 	}
 	if act == RecoverMaster && !Automated(c.RecoverMasterClusterFilters, cl) {
 		return NoFilter

@@ -35,6 +35,8 @@ var rank = map[string]int{
 	// Ready), and the one scheduler, which drives any core through drive.Machine: of one rank,
 	// neither imports the other.
 	"core": 6, "drive": 6,
+	// One run's decision core under Orchestrator's rules, beside Tungsten's.
+	"orchcore": 6,
 	// What a run is judged and told by, in the order they build on each other.
 	"faultmodel": 7, "narrate": 7,
 	// The fault model's timing, in closed form; property testing's properties; the benchmarks' day.
@@ -69,7 +71,7 @@ var rank = map[string]int{
 // may import one of effects. (A library they use may: the statemap's properties parser can fetch a URL, which
 // failsim never asks of it.)
 var (
-	pure    = []string{"act", "core", "orchestrator", "fence", "group", "repl", "cluster", "drive", "timing", "htmlreport"}
+	pure    = []string{"act", "core", "orchestrator", "orchcore", "fence", "group", "repl", "cluster", "drive", "timing", "htmlreport"}
 	effects = []string{"net", "net/http", "os/exec", "database/sql", "github.com/go-sql-driver/mysql", "github.com/benbjohnson/clock",
 		"github.com/rs/zerolog", "github.com/prometheus/client_golang/prometheus"}
 )
