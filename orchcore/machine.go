@@ -44,6 +44,7 @@ type node struct {
 	restarted bool                // its I/O thread began at since with an attempt (not connected)
 	changes   []orchestrator.Change
 	told      int           // the changes told (IOThread)
+	ioTold    bool          // the I/O thread state last told (true at the start)
 	flowStop  time.Duration // when its stream stopped delivering; Never while it delivers
 	// Orchestrator's side.
 	check     orchestrator.Check
@@ -79,7 +80,7 @@ func New(cfg Config) *Machine {
 	m.told[0] = -1
 	for i := range m.nodes {
 		n := &m.nodes[i]
-		n.master, n.flowStop, n.valid = cfg.Master, statemap.Never, true
+		n.master, n.flowStop, n.valid, n.ioTold = cfg.Master, statemap.Never, true, true
 		n.io, n.sql = true, true
 		if i == cfg.Master {
 			n.master = -1

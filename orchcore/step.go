@@ -69,7 +69,12 @@ func (m *Machine) tellIO(t time.Duration) {
 		n := &m.nodes[best]
 		c := n.changes[n.told]
 		n.told++
-		if !n.stopped {
+		for n.told < len(n.changes) && n.changes[n.told].At == c.At {
+			c = n.changes[n.told] // changes at one instant: only where they end is told
+			n.told++
+		}
+		if !n.stopped && c.Running != n.ioTold {
+			n.ioTold = c.Running
 			m.out = append(m.out, &IOThread{At: c.At, Node: best, Running: c.Running})
 		}
 		m.flow(c.At, best)

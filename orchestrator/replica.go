@@ -141,8 +141,8 @@ func IOChanges(r Replica, spans []Span, until time.Duration) ([]Change, error) {
 }
 
 // IOChangesFrom is IOChanges for an I/O thread that is connected at t=0 (connected) or starts
-// its first connection attempt then (START SLAVE, or a restart of the I/O thread): then the
-// first change is when it runs.
+// its first connection attempt then (START SLAVE, a repoint, a restart of the I/O thread):
+// then the first change is its stop at 0, and the next when it runs.
 func IOChangesFrom(r Replica, spans []Span, until time.Duration, connected bool) ([]Change, error) {
 	if r.NetTimeout <= 0 || r.HeartbeatPeriod <= 0 || r.ConnectRetry <= 0 {
 		return nil, fmt.Errorf("replica settings %v: slave_net_timeout, MASTER_HEARTBEAT_PERIOD and MASTER_CONNECT_RETRY must each be above 0", r)
@@ -167,7 +167,9 @@ func IOChangesFrom(r Replica, spans []Span, until time.Duration, connected bool)
 	i := 0                   // the first span not yet looked at
 	for first := true; ; first = false {
 		b := time.Duration(0) // when the connection broke: the first attempt starts then
-		if !first || connected {
+		if first && !connected {
+			out = append(out, Change{At: 0, Running: false})
+		} else {
 			var broke bool
 			b, broke, i = breaks(r, spans, conn, i)
 			if !broke || b > until {

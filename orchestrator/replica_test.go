@@ -114,11 +114,14 @@ func TestIOChangesFromRestart(t *testing.T) {
 	// A restart of the I/O thread (START SLAVE) while the master stalls: the attempt logs in
 	// and its first command hangs until heal.
 	got, err := IOChangesFrom(DefaultReplica(), []Span{sp(0, fault.Stall), sp(30*time.Second, fault.Heal)}, time.Hour, false)
-	if err != nil || show(got) != "30s runs" {
-		t.Errorf("restart under a stall: %q %v, want 30s runs", show(got), err)
+	if err != nil || show(got) != "0s stops, 30s runs" {
+		t.Errorf("restart under a stall: %q %v, want 0s stops, 30s runs", show(got), err)
+	}
+	if RunningAt(got, 29*time.Second) {
+		t.Error("running before the attempt succeeds")
 	}
 	got, _ = IOChangesFrom(DefaultReplica(), nil, time.Hour, false)
-	if show(got) != "0s runs" {
-		t.Errorf("restart, no fault: %q, want 0s runs", show(got))
+	if show(got) != "0s stops, 0s runs" {
+		t.Errorf("restart, no fault: %q, want 0s stops, 0s runs", show(got))
 	}
 }
