@@ -30,6 +30,10 @@ type Node struct {
 	nextSeq uint64
 	closed  bool
 	wg      sync.WaitGroup // accept loops and connections
+	down    bool           // disabled (dynamic.go): nothing on the port, no connection
+
+	admin  sync.Mutex   // serializes SetEnabled and Update (dynamic.go)
+	addrMu sync.RWMutex // guards addr and upstream for Addr and Upstream against Update
 
 	stats nodeStats
 }
@@ -38,10 +42,18 @@ type Node struct {
 func (n *Node) Name() string { return n.name }
 
 // Addr returns the node's listening address, e.g. "127.0.0.1:4001".
-func (n *Node) Addr() string { return n.addr.String() }
+func (n *Node) Addr() string {
+	n.addrMu.RLock()
+	defer n.addrMu.RUnlock()
+	return n.addr.String()
+}
 
 // Upstream returns the address of the real server behind the node.
-func (n *Node) Upstream() string { return n.upstream }
+func (n *Node) Upstream() string {
+	n.addrMu.RLock()
+	defer n.addrMu.RUnlock()
+	return n.upstream
+}
 
 // Mode returns the node's current mode.
 func (n *Node) Mode() Mode {
@@ -55,7 +67,7 @@ func (n *Node) Status() NodeStatus {
 	return NodeStatus{
 		Name:      n.name,
 		Listen:    n.Addr(),
-		Upstream:  n.upstream,
+		Upstream:  n.Upstream(),
 		Mode:      n.Mode().String(),
 		Open:      n.stats.open.Load(),
 		Accepted:  n.stats.accepted.Load(),
@@ -100,6 +112,10 @@ func (n *Node) SetMode(m Mode) error {
 		return errors.New("proxy is closed")
 	}
 	f := hooksFor(m)
+	if n.down { // disabled: nothing on the port, no connection; SetEnabled applies the mode
+		n.mode, n.hooks = m, f
+		return nil
+	}
 	if want := portTaker(m, f); !n.portIsLocked(want) {
 		accepting, cur := n.ln != nil, n.taker
 		n.closeListenerLocked()
@@ -182,7 +198,7 @@ func (n *Node) acceptLoop(ln *net.TCPListener) {
 // start registers an accepted connection and serves it.
 func (n *Node) start(tc *net.TCPConn) {
 	n.mu.Lock()
-	if n.closed {
+	if n.closed || n.down {
 		n.mu.Unlock()
 		tc.Close()
 		return
