@@ -210,6 +210,8 @@ func tpStatus(err error) (int, string) {
 		code, msg = http.StatusConflict, errProxyAlreadyExists.Error()
 	case errors.Is(err, ErrToxicExists):
 		code, msg = http.StatusConflict, "toxic already exists"
+	case errors.Is(err, ErrModeStandsAlone):
+		code = http.StatusConflict
 	case errors.As(err, &tooBig):
 		code, msg = http.StatusRequestEntityTooLarge, fmt.Sprintf("request body larger than %d bytes", tooBig.Limit)
 	case errors.As(err, &op):
@@ -476,13 +478,11 @@ func (p *Proxy) tpToxicCreate(w http.ResponseWriter, r *http.Request) {
 		tpFail(w, err)
 		return
 	}
-	typ := t.Type
 	t, err = n.AddToxic(t)
 	if err != nil {
 		tpFail(w, err)
 		return
 	}
-	t.Type = typ // toxiproxy's noop stays noop
 	tpWriteJSON(w, http.StatusOK, tpToxicOf(t))
 }
 

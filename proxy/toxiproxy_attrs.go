@@ -204,7 +204,7 @@ var (
 
 // decodeNewToxic reads a new toxic as toxiproxy's AddToxicJson does: stream downstream,
 // toxicity 1 and name "<type>_<stream>" unless given; a type KindOfToxicType knows
-// (toxiproxy's noop is failsim's heal); attributes decoded over the type's zero values.
+// (toxiproxy's noop is not one); attributes decoded over the type's zero values.
 // exists reports whether the node already has a toxic of that name, which toxiproxy checks
 // before it reads the attributes. The errors are toxiproxy's: errInvalidStream,
 // errInvalidType, ErrToxicExists, or errBadBody wrapped with the decoder's message.
@@ -235,7 +235,7 @@ func decodeNewToxic(body []byte, exists func(name string) bool) (Toxic, error) {
 	if t.Name == "" {
 		t.Name = w.Type + "_" + t.Stream.String()
 	}
-	k, ok := kindOfType(w.Type)
+	k, ok := KindOfToxicType(w.Type)
 	if !ok {
 		return Toxic{}, errInvalidType
 	}
@@ -311,11 +311,3 @@ var toxiproxyTypes = strings.NewReplacer(
 	"proxy.slicerAttrs", "toxics.SlicerToxic", "slicerAttrs.", "SlicerToxic.",
 	"proxy.limitDataAttrs", "toxics.LimitDataToxic", "limitDataAttrs.", "LimitDataToxic.",
 )
-
-// kindOfType is KindOfToxicType, with toxiproxy's noop as heal.
-func kindOfType(typ string) (fault.Kind, bool) {
-	if typ == "noop" {
-		return fault.Heal, true
-	}
-	return KindOfToxicType(typ)
-}

@@ -288,7 +288,6 @@ var toxicCases = []struct {
 	{"reset", "", nil, tclient.Attributes{}, nil, tclient.Attributes{}},
 	{"refuse", "", nil, tclient.Attributes{}, nil, tclient.Attributes{}},
 	{"blackhole", "", nil, tclient.Attributes{}, nil, tclient.Attributes{}},
-	{"noop", "", nil, tclient.Attributes{}, nil, tclient.Attributes{}},
 }
 
 // sameAttrs compares attributes as the client decodes them (numbers as float64).

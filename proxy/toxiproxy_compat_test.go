@@ -105,7 +105,6 @@ func TestToxiproxyAPIByteCompatible(t *testing.T) {
 		{"POST", "/proxies/a/toxics", `{"name":"rp","type":"reset_peer","attributes":{"timeout":10}}`},
 		{"POST", "/proxies/a/toxics", `{"name":"sl","type":"slicer","attributes":{"average_size":64,"size_variation":16,"delay":10}}`},
 		{"POST", "/proxies/a/toxics", `{"name":"ld","type":"limit_data","toxicity":0.25,"attributes":{"bytes":4096},"unknown":1}`},
-		{"POST", "/proxies/a/toxics", `{"name":"nn","type":"noop","stream":"upstream"}`},
 		{"POST", "/proxies/nope/toxics", `{"type":"latency"}`},
 		{"GET", "/proxies/a/toxics", ""},
 		{"GET", "/proxies/a/toxics/bw", ""},
