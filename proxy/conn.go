@@ -30,8 +30,10 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, bufSize); return &b 
 // the active fault's hooks at each step (faults.go).
 type conn struct {
 	n      *Node
+	seq    uint64 // the connection's number in its node, from 0: its part of its seeds
 	client *net.TCPConn
 	rng    *rand.Rand // the connection's seeded source: set-up, then the client pump only
+	toxRng *rand.Rand // the source of the toxics' toxicity draws, under mu; nil until needed
 
 	mu        sync.Mutex
 	up        *net.TCPConn // nil until dialled
@@ -53,9 +55,14 @@ type conn struct {
 }
 
 // setMode applies a node's new mode, whose fault is f, to the connection. An unarmed mode acts
-// at once; an armed one starts its trigger count now.
-func (c *conn) setMode(m Mode, f wireFault) {
+// at once; an armed one starts its trigger count now. A chain is bound to the connection
+// (chain.go): the fault the connection applies is returned.
+func (c *conn) setMode(m Mode, f wireFault) wireFault {
 	c.mu.Lock()
+	prev := c.hooks
+	if ch, ok := f.(*chain); ok {
+		f = ch.bind(c, prev)
+	}
 	c.mode = m
 	c.hooks = f
 	c.gen++
@@ -65,7 +72,9 @@ func (c *conn) setMode(m Mode, f wireFault) {
 	c.restartHandshakeLocked()
 	c.broadcastLocked()
 	c.mu.Unlock()
+	unbound(c, prev, f)
 	c.kick()
+	return f
 }
 
 // broadcastLocked wakes every pump waiting on the connection's state.
@@ -408,7 +417,7 @@ func (c *conn) passEnd(d direction, rerr error, src, dst *net.TCPConn) {
 		if d == dirUp {
 			w = clientReader // the up pump: src is the client
 		}
-		if _, ok := c.gate(d, w); ok && c.drained(d) {
+		if _, ok := c.gate(d, w); ok && c.drained(d) && c.ending(d, w) {
 			dst.CloseWrite()
 			return
 		}
@@ -416,6 +425,16 @@ func (c *conn) passEnd(d direction, rerr error, src, dst *net.TCPConn) {
 		return
 	}
 	c.reset()
+}
+
+// ending asks the active fault about the FIN of direction d before it is passed on; false when
+// the fault took the connection down instead (onEnd).
+func (c *conn) ending(d direction, w waiter) bool {
+	f, active, _ := c.state()
+	if e, ok := f.(onEnd); ok && active {
+		return e.end(c, d, w)
+	}
+	return true
 }
 
 // pumpUp forwards client bytes to the server, asking the fault about each packet as it begins.
