@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/internal/cputime"
 	"github.com/failsim/failsim/internal/fakemysql"
 )
@@ -247,5 +248,50 @@ func BenchmarkPass(b *testing.B) {
 	ratios := []ratio{{"failsim", "direct"}, {"failsim", "iocopy"}, {"toxiproxy", "failsim"}}
 	for _, dir := range []string{"down", "up"} {
 		b.Run(dir, func(b *testing.B) { sideBySide(b, dir == "down", ways, ratios) })
+	}
+}
+
+// withToxic is a way through failsim or toxiproxy with one toxic, downstream, added before
+// the client connects: failsim's through Node.AddToxic, toxiproxy's through its Go API.
+func withToxic(name string, ft Toxic, js string) []way {
+	return []way{{"failsim-" + name, func(b *testing.B, up string) string {
+		_, n := start(b, up, "heal")
+		if _, err := n.AddToxic(ft); err != nil {
+			b.Fatal(err)
+		}
+		return n.Addr()
+	}}, {"toxiproxy-" + name, func(b *testing.B, up string) string {
+		p := startToxiproxy(b, up)
+		addToxiproxyToxic(b, p, js)
+		return p.Listen
+	}}}
+}
+
+// BenchmarkToxicCost is what each toxiproxy toxic costs on a stream it lets through, set so
+// that it does not slow it (latency 0, a bandwidth far above the link's, a slicer cutting into
+// 16 KiB pieces without a pause, a limit of a TB, a slow close), failsim with the toxic and
+// toxiproxy with the same toxic side by side with direct, the io.Copy proxy, and both in pass
+// mode, interleaved as BenchmarkPass is, server to client (the toxics' stream).
+//
+//	go test -run '^$' -bench ToxicCost -count 10 ./proxy | benchstat -
+func BenchmarkToxicCost(b *testing.B) {
+	for _, tc := range []struct {
+		name  string
+		fault fault.Fault
+		json  string // toxiproxy's toxic
+	}{
+		{"latency", fault.Fault{Kind: fault.Latency}, `{"type": "latency", "attributes": {"latency": 0, "jitter": 0}}`},
+		{"bandwidth", fault.Fault{Kind: fault.Bandwidth, Rate: 100_000_000}, `{"type": "bandwidth", "attributes": {"rate": 100000000}}`},
+		{"slicer", fault.Fault{Kind: fault.Slicer, Size: 16 << 10}, `{"type": "slicer", "attributes": {"average_size": 16384, "size_variation": 0, "delay": 0}}`},
+		{"limit_data", fault.Fault{Kind: fault.LimitData, Bytes: 1 << 40}, `{"type": "limit_data", "attributes": {"bytes": 1099511627776}}`},
+		{"slow_close", fault.Fault{Kind: fault.SlowClose, Delay: time.Second}, `{"type": "slow_close", "attributes": {"delay": 1000}}`},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			ft := Toxic{Type: ToxicType(tc.fault.Kind), Toxicity: 1, Fault: tc.fault}
+			ways := append([]way{direct, viaCopy, viaFailsim, viaToxiproxy}, withToxic("toxic", ft, tc.json)...)
+			sideBySide(b, true, ways, []ratio{
+				{"failsim-toxic", "iocopy"}, {"failsim-toxic", "failsim"}, {"toxiproxy-toxic", "failsim-toxic"},
+			})
+		})
 	}
 }
