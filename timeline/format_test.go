@@ -22,7 +22,7 @@ import (
 // its RFC 3339 time (the instant and the offset).
 func written(tl *timeline.Timeline) *timeline.Timeline {
 	c := *tl
-	c.StatemapLine = 0
+	c.StatemapLine, c.ManagerLine = 0, 0
 	c.Group = min(c.Group, 1)
 	c.Start = time.Time{}
 	c.Family += " " + tl.Start.Format(time.RFC3339Nano) // the start, compared by its text
@@ -235,4 +235,16 @@ func FuzzFormat(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		roundTrip(t, "fuzz/f.timeline", data)
 	})
+}
+
+// TestFormatManager: the manager statement and its config are written back.
+func TestFormatManager(t *testing.T) {
+	data := []byte("cluster db1:master db2:replica\nmanager orchestrator config conf/o.json\n\n00:00:10 db1 refuse\n")
+	if !roundTrip(t, "dir/m.timeline", data) {
+		t.Fatal("did not parse")
+	}
+	tl, _ := timeline.Parse("dir/m.timeline", data)
+	if text := string(timeline.Format(tl)); !strings.Contains(text, "\nmanager orchestrator config conf/o.json\n") {
+		t.Errorf("written:\n%s", text)
+	}
 }

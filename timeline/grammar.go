@@ -26,6 +26,7 @@ var settingForms = []form{
 	{"workload writes=N/s [deadline=DURATION] [near NODE]", "workload writes=200/s deadline=2s near db1"},
 	{"replication async|semisync [timeout=DURATION] [lag-cap=DURATION] [apply-wait=DURATION]", "replication semisync timeout=10s lag-cap=900s apply-wait=30s"},
 	{"liveness gap-threshold=TICKS failsafe-threshold=TICKS", "liveness gap-threshold=3 failsafe-threshold=3"},
+	{"manager tungsten|orchestrator [config FILE]", "manager orchestrator config orchestrator.conf.json"},
 }
 
 // eventForms are the timed statements; TIME is HH:MM:SS, an RFC 3339 time or +DURATION.

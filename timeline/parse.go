@@ -331,6 +331,8 @@ func (p *parser) setting(w []string) error {
 		return p.replSetting(w)
 	case "liveness":
 		return p.liveness(args)
+	case "manager":
+		return p.manager(args)
 	case "family":
 		if len(args) != 1 || !slices.Contains(families[:], args[0]) {
 			return p.errf("family takes the failsim check family the trace was generated in: benign, fatal, mixed or partition")
@@ -352,6 +354,36 @@ func (p *parser) setting(w []string) error {
 		p.tl.Start = time.Date(s.Year(), s.Month(), s.Day(), c.Hour(), c.Minute(), c.Second(), 0, s.Location())
 	}
 	return nil
+}
+
+// Managers are the failover managers whose rules failsim replays a timeline under: the word
+// of a "manager" statement and of a command's --manager.
+var Managers = []string{"tungsten", "orchestrator"}
+
+// manager reads a "manager" statement's words after "manager".
+func (p *parser) manager(args []string) error {
+	const usage = "want \"manager tungsten\", \"manager orchestrator\" or \"manager orchestrator config FILE\""
+	if len(args) == 0 {
+		return p.errf("manager names none: %s", usage)
+	}
+	if !slices.Contains(Managers, args[0]) {
+		return p.errf("manager %q: failsim knows %s; %s", args[0], strings.Join(Managers, " and "), usage)
+	}
+	p.tl.Manager, p.tl.ManagerLine = args[0], p.line
+	switch {
+	case len(args) == 1:
+		return nil
+	case len(args) == 3 && args[1] == "config" && args[0] == "orchestrator":
+		path := args[2]
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(filepath.Dir(p.tl.File), path)
+		}
+		p.tl.ManagerConfig = path
+		return nil
+	case args[0] == "tungsten":
+		return p.errf("manager tungsten takes no config: its settings are the statemap's (\"statemap FILE\")")
+	}
+	return p.errf("manager orchestrator: %q: %s", strings.Join(args[1:], " "), usage)
 }
 
 // readClock reads exactly HH:MM:SS, two digits each, as time.Parse("15:04:05", s) reads it

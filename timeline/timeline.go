@@ -56,6 +56,12 @@ type Timeline struct {
 	// "liveness", a partition, a host event); 0 when there is none. The live replay refuses
 	// such a timeline.
 	Group int
+	// Manager is the "manager" statement's: the failover manager whose rules replay the
+	// timeline, "" for the statement's absence (Tungsten's), "tungsten" or "orchestrator".
+	// ManagerConfig is its config FILE, resolved against File's folder ("" for none: the
+	// manager's defaults); ManagerLine is the statement's line, for errors about the file.
+	Manager, ManagerConfig string
+	ManagerLine            int
 }
 
 // Benign reports whether the timeline's "family" statement says it is a benign trace of
