@@ -96,6 +96,9 @@ func (m *Main) runReport(ctx context.Context, o *reportFlags, path string) error
 		}
 		return usageErr(err, "")
 	}
+	if err := tungstenOnly(tl, "report"); err != nil {
+		return usageErr(err, "")
+	}
 	log.Debug().Str("timeline", tl.File).Str("out", out).Msg("replaying for the report")
 	run := newReportRun(tl, sm)
 	if _, err := sim.ReplayContext(ctx, tl, sm, run.observers()...); err != nil {

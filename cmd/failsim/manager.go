@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/failsim/failsim/fileline"
+	"github.com/failsim/failsim/internal/input"
+	"github.com/failsim/failsim/orchestrator"
+	"github.com/failsim/failsim/sim"
+	"github.com/failsim/failsim/timeline"
+)
+
+// managerFlags are --manager and --manager-config.
+type managerFlags struct {
+	name, config string
+}
+
+// managerVars adds --manager and --manager-config to c.
+func managerVars(c *cobra.Command, o *managerFlags) {
+	f := c.Flags()
+	f.StringVar(&o.name, "manager", "", "the failover manager `NAME` whose rules replay the timeline: tungsten or orchestrator (default: the timeline's manager statement, else tungsten)")
+	f.StringVar(&o.config, "manager-config", "", "with --manager orchestrator: its orchestrator.conf.json `FILE` (default: the manager statement's config, else Orchestrator's defaults)")
+	complete(c, "manager", timeline.Managers...)
+	c.MarkFlagFilename("manager-config", "json")
+}
+
+// manager is the manager a command runs tl under: --manager, else tl's statement, else
+// tungsten; a name failsim does not know is a usage error.
+func (o *managerFlags) manager(c *cobra.Command, tl *timeline.Timeline) (string, error) {
+	name := tl.Manager
+	if c.Flags().Changed("manager") {
+		name = o.name
+		if !slices.Contains(timeline.Managers, name) {
+			return "", usageErr(fmt.Errorf("--manager %q: failsim knows %s", name, strings.Join(timeline.Managers, " and ")), "failsim replay --manager orchestrator FILE")
+		}
+	}
+	if name == "" {
+		name = "tungsten"
+	}
+	if name != "orchestrator" && c.Flags().Changed("manager-config") {
+		return "", usageErr(errors.New("--manager-config is orchestrator.conf.json, for --manager orchestrator"), "the Tungsten Manager's settings are its statemap: --statemap FILE")
+	}
+	return name, nil
+}
+
+// orchestratorConfig reads the orchestrator.conf.json of --manager-config, else of tl's
+// manager statement (an error reading it at the statement's line), else Orchestrator's
+// defaults; it notes on stderr the keys failsim does not model.
+func (m *Main) orchestratorConfig(ctx context.Context, c *cobra.Command, o *managerFlags, tl *timeline.Timeline) (orchestrator.Config, error) {
+	path, fromStatement := o.config, false
+	if !c.Flags().Changed("manager-config") {
+		path, fromStatement = tl.ManagerConfig, true
+	}
+	if path == "" {
+		return orchestrator.Defaults(), nil
+	}
+	data, err := input.ReadFile(ctx, path, "orchestrator configuration", orchestrator.ConfigMax)
+	if err != nil {
+		if fromStatement {
+			err = fileline.Errorf(tl.File, tl.ManagerLine, "manager orchestrator config %s: %w", path, err)
+		}
+		return orchestrator.Config{}, usageErr(err, "")
+	}
+	cfg, unknown, err := orchestrator.Parse(path, data)
+	if err != nil {
+		return orchestrator.Config{}, usageErr(err, "")
+	}
+	if len(unknown) > 0 {
+		fmt.Fprintf(m.Stderr, "failsim: note: %s: failsim does not model %s; it replays without them\n", path, strings.Join(unknown, ", "))
+	}
+	return cfg, nil
+}
+
+// runReplayOrchestrator is failsim replay --manager orchestrator: the timeline under
+// Orchestrator's rules, in virtual time, printed as text.
+func (m *Main) runReplayOrchestrator(ctx context.Context, c *cobra.Command, o *replayFlags, tl *timeline.Timeline) error {
+	for _, name := range []string{"live", "report", "statemap"} {
+		if c.Flags().Changed(name) {
+			return usageErr(fmt.Errorf("--%s: failsim replays Orchestrator's rules in the simulator, as text, and no more yet", name), "failsim replay --manager orchestrator [--manager-config FILE] FILE")
+		}
+	}
+	if o.format != "text" {
+		return usageErr(fmt.Errorf("--format %s: Orchestrator's replay is text only", o.format), "")
+	}
+	cfg, err := m.orchestratorConfig(ctx, c, &o.manager, tl)
+	if err != nil {
+		return err
+	}
+	if err := sim.RunOrchestrator(m.Stdout, tl, cfg); err != nil {
+		var fe *fileline.Error
+		if errors.As(err, &fe) {
+			return usageErr(err, "")
+		}
+		return err
+	}
+	return nil
+}
+
+// tungstenOnly refuses a timeline whose manager statement names another manager than
+// Tungsten, for a command that runs Tungsten's rules alone (bad input: the caller makes it a
+// usage error).
+func tungstenOnly(tl *timeline.Timeline, command string) error {
+	if tl.Manager == "" || tl.Manager == "tungsten" {
+		return nil
+	}
+	return fileline.Errorf(tl.File, tl.ManagerLine, "manager %s: failsim %s runs the Tungsten Manager's rules only; failsim replay runs %s's", tl.Manager, command, tl.Manager)
+}
