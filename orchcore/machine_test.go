@@ -185,3 +185,17 @@ func TestDriverContract(t *testing.T) {
 		t.Error("a manager action stopped a node's reads")
 	}
 }
+
+// TestFailOnLag: with a heartbeat table's lag (ReplicationLagQuery), a replica 2 minutes behind
+// lags 125 s at the DeadMaster 5 s after the death (its stream stopped at the death), and
+// FailMasterPromotionOnLagMinutes 1 refuses to promote it.
+func TestFailOnLag(t *testing.T) {
+	c := recovering()
+	c.FailOnLag, c.ReplicationLagQuery = time.Minute, "select lag from meta.heartbeat"
+	got, m := run(t, c, 900*s,
+		input{at: 0, in: repl.SetLag{Node: 1, Lag: 120 * s}}, input{at: 0, in: repl.SetLag{Node: 2, Lag: 120 * s}},
+		flt(847*s, 0, fault.Refuse))
+	if !strings.Contains(got, "14m12s orchestrator: db1 DeadMaster: recovery found no replica to promote: FailMasterPromotionOnLagMinutes: the candidate lags 2m5s") || m.Master() != 0 {
+		t.Errorf("got:\n%s", got)
+	}
+}

@@ -186,9 +186,26 @@ func (m *Machine) found(t time.Duration, i int) {
 	}
 	n.io, n.sql = m.ioRunning(i, t), !n.stopped
 	n.lag, n.lagKnown = 0, n.io
-	if n.io {
+	switch {
+	case m.cfg.Orchestrator.ReplicationLagQuery != "":
+		// A heartbeat table's lag (pt-heartbeat, which ReplicationLagQuery reads): how far
+		// behind the master's clock its last applied heartbeat is, known and growing while
+		// replication is broken (docs/configuration-recovery.md:57).
+		_, exec := m.position(i, t)
+		n.lag, n.lagKnown = t-exec, true
+	case n.io:
 		n.lag = n.streamLag + n.applyLag + orchestrator.LagOf(m.path(i))
 	}
+}
+
+// position is replica i's received and executed positions at t, as the master's time of the
+// last event each holds: the stream delivers each event streamLag late until it stops
+// (flowStop), and the SQL thread applies it applyLag later.
+func (m *Machine) position(i int, t time.Duration) (recv, exec time.Duration) {
+	n := &m.nodes[i]
+	recv = min(t, n.flowStop) - n.streamLag
+	exec = min(t-n.streamLag-n.applyLag, recv)
+	return recv, exec
 }
 
 // noteValid tells of node i's last check turning valid or invalid.
@@ -229,8 +246,7 @@ func (m *Machine) recover(t time.Duration, code orchestrator.Code) {
 		if n.master != m.master || i == m.master {
 			continue
 		}
-		recv := min(t, n.flowStop) - n.streamLag
-		exec := min(t-n.streamLag-n.applyLag, recv)
+		recv, exec := m.position(i, t)
 		rule := orchestrator.Neutral
 		if i < len(m.cfg.Rules) {
 			rule = m.cfg.Rules[i]
