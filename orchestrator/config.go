@@ -238,22 +238,47 @@ func known(key string) bool {
 	return false
 }
 
-// String is the configuration as failsim shows it: each modelled key with its value, in Keys'
-// order (SlaveLagQuery folded into ReplicationLagQuery, the minutes into the seconds).
+// Setting is one modelled key and its value as failsim shows it.
+type Setting struct {
+	Key, Value string
+}
+
+// Settings returns each modelled key with its value, in Keys' order (SlaveLagQuery folded
+// into ReplicationLagQuery, the minutes into RecoveryPeriodBlockSeconds).
+func (c Config) Settings() []Setting {
+	sec := func(d time.Duration) string { return fmt.Sprint(int64(d / time.Second)) }
+	filters := "[]"
+	if len(c.RecoverMasterClusterFilters) > 0 {
+		q := make([]string, len(c.RecoverMasterClusterFilters))
+		for i, f := range c.RecoverMasterClusterFilters {
+			q[i] = fmt.Sprintf("%q", f)
+		}
+		filters = "[" + strings.Join(q, ",") + "]"
+	}
+	return []Setting{
+		{"DelayMasterPromotionIfSQLThreadNotUpToDate", fmt.Sprint(c.DelayIfSQLThreadNotUpToDate)},
+		{"FailMasterPromotionIfSQLThreadNotUpToDate", fmt.Sprint(c.FailIfSQLThreadNotUpToDate)},
+		{"FailMasterPromotionOnLagMinutes", fmt.Sprint(int64(c.FailOnLag / time.Minute))},
+		{"InstancePollSeconds", sec(c.InstancePoll)},
+		{"MySQLConnectTimeoutSeconds", sec(c.ConnectTimeout)},
+		{"MySQLDiscoveryReadTimeoutSeconds", sec(c.DiscoveryReadTimeout)},
+		{"PreventCrossDataCenterMasterFailover", fmt.Sprint(c.PreventCrossDataCenter)},
+		{"ReasonableInstanceCheckSeconds", sec(c.ReasonableInstanceCheck)},
+		{"ReasonableReplicationLagSeconds", sec(c.ReasonableReplicationLag)},
+		{"RecoverMasterClusterFilters", filters},
+		{"RecoveryPeriodBlockSeconds", sec(c.RecoveryPeriodBlock)},
+		{"ReplicationLagQuery", fmt.Sprintf("%q", c.ReplicationLagQuery)},
+	}
+}
+
+// String is the configuration as failsim shows it: KEY=VALUE for each of Settings, spaced.
 func (c Config) String() string {
 	var b strings.Builder
-	sec := func(d time.Duration) int64 { return int64(d / time.Second) }
-	fmt.Fprintf(&b, "DelayMasterPromotionIfSQLThreadNotUpToDate=%t", c.DelayIfSQLThreadNotUpToDate)
-	fmt.Fprintf(&b, " FailMasterPromotionIfSQLThreadNotUpToDate=%t", c.FailIfSQLThreadNotUpToDate)
-	fmt.Fprintf(&b, " FailMasterPromotionOnLagMinutes=%d", int64(c.FailOnLag/time.Minute))
-	fmt.Fprintf(&b, " InstancePollSeconds=%d", sec(c.InstancePoll))
-	fmt.Fprintf(&b, " MySQLConnectTimeoutSeconds=%d", sec(c.ConnectTimeout))
-	fmt.Fprintf(&b, " MySQLDiscoveryReadTimeoutSeconds=%d", sec(c.DiscoveryReadTimeout))
-	fmt.Fprintf(&b, " PreventCrossDataCenterMasterFailover=%t", c.PreventCrossDataCenter)
-	fmt.Fprintf(&b, " ReasonableInstanceCheckSeconds=%d", sec(c.ReasonableInstanceCheck))
-	fmt.Fprintf(&b, " ReasonableReplicationLagSeconds=%d", sec(c.ReasonableReplicationLag))
-	fmt.Fprintf(&b, " RecoverMasterClusterFilters=%q", c.RecoverMasterClusterFilters)
-	fmt.Fprintf(&b, " RecoveryPeriodBlockSeconds=%d", sec(c.RecoveryPeriodBlock))
-	fmt.Fprintf(&b, " ReplicationLagQuery=%q", c.ReplicationLagQuery)
+	for i, s := range c.Settings() {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(s.Key + "=" + s.Value)
+	}
 	return b.String()
 }

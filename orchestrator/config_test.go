@@ -122,3 +122,11 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestSettingsQuoteFilters(t *testing.T) {
+	c := Defaults()
+	c.RecoverMasterClusterFilters = []string{"a b", "*"}
+	if got := c.Settings()[9]; got.Key != "RecoverMasterClusterFilters" || got.Value != `["a b","*"]` {
+		t.Errorf("got %+v", got)
+	}
+}
