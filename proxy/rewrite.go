@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"encoding/binary"
 	"net"
 	"strconv"
@@ -176,7 +177,8 @@ type rewriter struct {
 	cur     command
 	stmtAt  int
 	res     rwResult
-	out     []byte
+	out     []byte // what server returns, when not its input
+	row     []byte // a rewritten row
 }
 
 // newRewriter returns a rewriter for a node whose proxy address is self, with every address
@@ -212,15 +214,29 @@ func routeKey(a string) (string, bool) {
 }
 
 func hostKey(h, p string) (string, bool) {
-	n, err := strconv.ParseUint(strings.TrimSpace(p), 10, 16)
-	if err != nil || h == "" {
-		return "", false
+	var buf [64]byte
+	k, ok := appendHostKey(buf[:0], []byte(h), []byte(p))
+	return string(k), ok
+}
+
+// appendHostKey appends the route key of host h and port p to dst.
+func appendHostKey(dst, h, p []byte) ([]byte, bool) {
+	n, err := strconv.ParseUint(strings.TrimSpace(string(p)), 10, 16)
+	h = bytes.Trim(h, "[]")
+	if err != nil || len(h) == 0 {
+		return dst, false
 	}
-	h = strings.ToLower(strings.Trim(h, "[]"))
-	if h == "localhost" {
-		h = "127.0.0.1"
+	if bytes.EqualFold(h, []byte("localhost")) {
+		h = []byte("127.0.0.1")
 	}
-	return h + ":" + strconv.FormatUint(n, 10), true
+	for _, c := range h {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	dst = append(dst, ':')
+	return strconv.AppendUint(dst, n, 10), true
 }
 
 // giveUp stops following the session: every byte from now on passes untouched.
@@ -744,8 +760,8 @@ type cell struct {
 	null bool
 }
 
-// rewriteRow returns the row payload rewritten and how many values changed; 0 and nil when
-// nothing changes or the row does not parse.
+// rewriteRow returns the row payload rewritten, in r.row, and how many values changed; 0 and
+// nil when nothing changes or the row does not parse.
 func (r *rewriter) rewriteRow(payload []byte) ([]byte, int) {
 	if r.res.ncols > rwColsMax {
 		return nil, 0
@@ -769,15 +785,20 @@ func (r *rewriter) rewriteRow(payload []byte) ([]byte, int) {
 	if len(q) != 0 {
 		return nil, 0
 	}
-	var repl [][]byte // per column: the new value, nil to keep
+	var replBuf [64]string
+	var repl []string // per column: the new value, "" to keep
 	set := func(i int, v string) {
-		if cells[i].null || string(cells[i].v) == v {
+		if cells[i].null || string(cells[i].v) == v || v == "" {
 			return
 		}
 		if repl == nil {
-			repl = make([][]byte, len(cells))
+			repl = replBuf[:0]
+			if len(cells) > len(replBuf) {
+				repl = make([]string, 0, len(cells))
+			}
+			repl = repl[:len(cells)]
 		}
-		repl[i] = []byte(v)
+		repl[i] = v
 	}
 	switch r.res.kind {
 	case stmtVars:
@@ -791,11 +812,12 @@ func (r *rewriter) rewriteRow(payload []byte) ([]byte, int) {
 		if h.null || pc.null {
 			break
 		}
-		k, ok := hostKey(string(h.v), string(pc.v))
+		var buf [64]byte
+		k, ok := appendHostKey(buf[:0], h.v, pc.v)
 		if !ok {
 			break
 		}
-		if to, ok := r.routes[k]; ok {
+		if to, ok := r.routes[string(k)]; ok {
 			set(r.res.hostCol, to.host)
 			set(r.res.portCol, to.port)
 		}
@@ -811,11 +833,11 @@ func (r *rewriter) rewriteRow(payload []byte) ([]byte, int) {
 	if repl == nil {
 		return nil, 0
 	}
-	out := make([]byte, 0, len(payload)+64)
+	out := r.row[:0]
 	n := 0
 	for i, c := range cells {
 		switch {
-		case repl[i] != nil:
+		case repl[i] != "":
 			out = appendLenenc(out, uint64(len(repl[i])))
 			out = append(out, repl[i]...)
 			n++
@@ -826,6 +848,7 @@ func (r *rewriter) rewriteRow(payload []byte) ([]byte, int) {
 			out = append(out, c.v...)
 		}
 	}
+	r.row = out
 	return out, n
 }
 
