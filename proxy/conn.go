@@ -73,7 +73,7 @@ func (c *conn) setMode(m Mode, f wireFault) wireFault {
 	c.restartHandshakeLocked()
 	c.broadcastLocked()
 	c.mu.Unlock()
-	unbound(c, prev, f)
+	unbound(c, prev, f, !m.armed())
 	c.kick()
 	return f
 }
