@@ -239,10 +239,25 @@ func appendHostKey(dst, h, p []byte) ([]byte, bool) {
 	return strconv.AppendUint(dst, n, 10), true
 }
 
-// giveUp stops following the session: every byte from now on passes untouched.
+// giveUp stops following the session: every byte from now on passes untouched. What the
+// server side holds (a row, a header cut short: the client side may give up meanwhile) goes
+// out first, with the server's next bytes (takePending).
 func (r *rewriter) giveUp() {
 	r.raw = true
-	r.hold, r.cBuf, r.pending, r.prefix = nil, nil, nil, nil
+	r.cBuf, r.pending, r.prefix = nil, nil, nil
+}
+
+// takePending returns the server bytes held and not yet sent, and forgets them.
+func (r *rewriter) takePending() []byte {
+	var b []byte
+	switch {
+	case r.holding:
+		b = r.hold
+	case r.sNHdr > 0 && r.sNHdr < headerLen:
+		b = r.sHdr[:r.sNHdr]
+	}
+	r.holding, r.sNHdr, r.hold = false, 0, nil
+	return b
 }
 
 // client observes p, the next bytes on their way to the server. It never changes them.
@@ -418,13 +433,17 @@ func (e *emitter) result() []byte {
 func (r *rewriter) server(p []byte) []byte {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.raw {
-		return p
-	}
 	e := emitter{src: p, direct: true, out: r.out}
+	if r.raw {
+		e.bytes(r.takePending())
+		e.pass(0, len(p))
+		r.out = e.out[:0]
+		return e.result()
+	}
 	hdrFrom := 0 // where in p the header in progress began
 	for i := 0; i < len(p); {
 		if r.raw {
+			e.bytes(r.takePending())
 			e.pass(i, len(p))
 			break
 		}
@@ -470,9 +489,6 @@ func (r *rewriter) server(p []byte) []byte {
 		}
 	}
 	r.out = e.out[:0]
-	if !e.direct {
-		return e.out
-	}
 	return e.result()
 }
 
@@ -480,14 +496,7 @@ func (r *rewriter) server(p []byte) []byte {
 func (r *rewriter) flush() []byte {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var b []byte
-	switch {
-	case r.raw:
-	case r.sNHdr > 0 && r.sNHdr < headerLen:
-		b = append(b, r.sHdr[:r.sNHdr]...)
-	case r.holding:
-		b = append(b, r.hold...)
-	}
+	b := append([]byte(nil), r.takePending()...)
 	r.giveUp()
 	return b
 }
