@@ -555,3 +555,23 @@ func FuzzRewrite(f *testing.F) {
 		}
 	})
 }
+
+// FuzzClassify reads any text as a COM_QUERY's: it never panics, and what it returns stays
+// within its bounds.
+func FuzzClassify(f *testing.F) {
+	for _, q := range []string{"SHOW SLAVE HOSTS", "select @@hostname h, ifnull(@@report_host, '') from dual; show all slaves status",
+		"SELECT 'a;b' /* ; */, `@@port` -- x\n; SHOW VARIABLES", "SELECT (((@@port", "show slave 'x", "SELECT @@"} {
+		f.Add([]byte(q))
+	}
+	f.Fuzz(func(t *testing.T, q []byte) {
+		st := classify(q)
+		if len(st) > rwStmtMax {
+			t.Fatalf("%d statements", len(st))
+		}
+		for _, s := range st {
+			if len(s.items) > rwItemMax || s.kind != stmtVars && s.items != nil {
+				t.Fatalf("statement %+v", s)
+			}
+		}
+	})
+}
