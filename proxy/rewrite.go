@@ -392,12 +392,13 @@ func (r *rewriter) next() {
 // emitter collects what server returns: slices of its input while they follow each other
 // from its start, a copy in out as soon as anything else is added.
 type emitter struct {
-	src    []byte
-	end    int
+	src    []byte // server's input
+	end    int    // while direct: src[:end] is the output so far
 	direct bool
-	out    []byte
+	out    []byte // once not direct: the output so far
 }
 
+// pass adds src[i:j].
 func (e *emitter) pass(i, j int) {
 	if i == j {
 		return
@@ -409,6 +410,8 @@ func (e *emitter) pass(i, j int) {
 	e.bytes(e.src[i:j])
 }
 
+// bytes adds b, which is not a slice of src that follows what came before: the output becomes
+// a copy.
 func (e *emitter) bytes(b []byte) {
 	if len(b) == 0 {
 		return
@@ -420,6 +423,7 @@ func (e *emitter) bytes(b []byte) {
 	e.out = append(e.out, b...)
 }
 
+// result is the output.
 func (e *emitter) result() []byte {
 	if e.direct {
 		return e.src[:e.end]
