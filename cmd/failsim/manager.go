@@ -12,13 +12,16 @@ import (
 	"github.com/failsim/failsim/fileline"
 	"github.com/failsim/failsim/internal/input"
 	"github.com/failsim/failsim/orchestrator"
+	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/sim"
+	"github.com/failsim/failsim/statemap"
 	"github.com/failsim/failsim/timeline"
 )
 
-// managerFlags are --manager and --manager-config.
+// managerFlags are --manager, --manager-config and replay's --managers.
 type managerFlags struct {
 	name, config string
+	side         []string // --managers: the managers to replay side by side
 }
 
 // managerVars adds --manager and --manager-config to c.
@@ -27,6 +30,9 @@ func managerVars(c *cobra.Command, o *managerFlags) {
 	f.StringVar(&o.name, "manager", "", "the failover manager `NAME` whose rules replay the timeline: tungsten or orchestrator (default: the timeline's manager statement, else tungsten)")
 	f.StringVar(&o.config, "manager-config", "", "with --manager orchestrator: its orchestrator.conf.json `FILE` (default: the manager statement's config, else Orchestrator's defaults)")
 	complete(c, "manager", timeline.Managers...)
+	if c.Name() == "replay" {
+		f.StringSliceVar(&o.side, "managers", nil, "replay the timeline under each manager of `LIST` in turn, side by side: tungsten,orchestrator (text; the expectations are judged under tungsten's rules)")
+	}
 	c.MarkFlagFilename("manager-config", "json")
 }
 
@@ -75,6 +81,74 @@ func (m *Main) orchestratorConfig(ctx context.Context, c *cobra.Command, o *mana
 		fmt.Fprintf(m.Stderr, "failsim: note: %s: failsim does not model %s; it replays without them\n", path, strings.Join(unknown, ", "))
 	}
 	return cfg, nil
+}
+
+// runReplaySideBySide is failsim replay --managers: the timeline under each manager in turn,
+// each headed by its name and settings. The timeline's expectations are judged under
+// Tungsten's rules (they speak its states); it exits 1 when one fails there.
+func (m *Main) runReplaySideBySide(ctx context.Context, c *cobra.Command, o *replayFlags, tl *timeline.Timeline, sm *statemap.Map) error {
+	for _, name := range []string{"manager", "live", "report"} {
+		if c.Flags().Changed(name) {
+			return usageErr(fmt.Errorf("--%s with --managers: the side by side replay is in the simulator, as text, each manager named in --managers", name), "failsim replay --managers tungsten,orchestrator FILE")
+		}
+	}
+	if o.format != "text" {
+		return usageErr(fmt.Errorf("--format %s with --managers: the side by side replay is text only", o.format), "")
+	}
+	seen := map[string]bool{}
+	for _, name := range o.manager.side {
+		if !slices.Contains(timeline.Managers, name) {
+			return usageErr(fmt.Errorf("--managers: %q: failsim knows %s", name, strings.Join(timeline.Managers, " and ")), "failsim replay --managers tungsten,orchestrator FILE")
+		}
+		if seen[name] {
+			return usageErr(fmt.Errorf("--managers: %s twice", name), "")
+		}
+		seen[name] = true
+	}
+	var cfg orchestrator.Config
+	if seen["orchestrator"] {
+		var err error
+		if cfg, err = m.orchestratorConfig(ctx, c, &o.manager, tl); err != nil {
+			return err
+		}
+	}
+	failed := false
+	for i, name := range o.manager.side {
+		if i > 0 {
+			fmt.Fprintln(m.Stdout)
+		}
+		if name == "orchestrator" {
+			fmt.Fprintf(m.Stdout, "== manager orchestrator\n")
+			if err := sim.RunOrchestrator(m.Stdout, tl, cfg); err != nil {
+				return usageErr(err, "")
+			}
+			continue
+		}
+		from := "the shipped defaults"
+		switch {
+		case c.Flags().Changed("statemap"):
+			if o.statemap != "" {
+				from = o.statemap
+			}
+		case tl.Statemap != "":
+			from = tl.Statemap
+		}
+		fmt.Fprintf(m.Stdout, "== manager tungsten: statemap %s\n", from)
+		results, err := sim.Run(ctx, m.Stdout, report.Text, tl, sm)
+		if err != nil {
+			if ctx.Err() != nil {
+				return interrupted(ctx, "replay")
+			}
+			return err
+		}
+		for _, r := range results {
+			failed = failed || !r.Held
+		}
+	}
+	if failed {
+		return failedErr()
+	}
+	return nil
 }
 
 // runReplayOrchestrator is failsim replay --manager orchestrator: the timeline under

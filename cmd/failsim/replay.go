@@ -57,7 +57,9 @@ With --manager orchestrator (or a timeline's "manager orchestrator" statement), 
 timeline under Orchestrator's rules instead, in virtual time, as text: its reads of each
 instance, the replicas' I/O threads, its failure analysis codes and its recoveries, with the
 settings of --manager-config FILE (an orchestrator.conf.json; default Orchestrator's own,
-which recover no master). A key failsim does not model is named on stderr and left out.`,
+which recover no master). A key failsim does not model is named on stderr and left out.
+--managers tungsten,orchestrator replays it under each in turn, each headed by its name and
+settings; the expectations are judged under Tungsten's rules.`,
 		Annotations: map[string]string{argsAnnotation: "FILE"},
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -116,6 +118,9 @@ func (m *Main) runReplay(ctx context.Context, c *cobra.Command, o *replayFlags, 
 			return interrupted(ctx, "replay")
 		}
 		return usageErr(err, "")
+	}
+	if c.Flags().Changed("managers") {
+		return m.runReplaySideBySide(ctx, c, o, tl, sm)
 	}
 	switch mgr, err := o.manager.manager(c, tl); {
 	case err != nil:
