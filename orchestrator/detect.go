@@ -69,3 +69,59 @@ func DetectionOf(c Config, r Replica, f fault.Fault, at time.Duration) (Detectio
 	d.Dead, d.DeadOK = max(mi, seen), true
 	return d, nil
 }
+
+// Bounds is the earliest and the latest of a detection's delays from the fault's start, over
+// fault starts at every millisecond of one joint cycle of the reads and the heartbeats (in phase
+// as DetectionOf says, the cycle being the least common multiple of InstancePollSeconds + 1 s and
+// MASTER_HEARTBEAT_PERIOD, capped at an hour).
+type Bounds struct {
+	UnreachableMin, UnreachableMax time.Duration // to the first problem code
+	DeadMin, DeadMax               time.Duration // to DeadMaster, when DeadEver
+	DeadEver                       bool          // some fault start ends in DeadMaster (the kinds the model covers: then every one does)
+}
+
+// BoundsOf scans DetectionOf over a joint cycle for fault f; an error names a fault the model
+// does not cover. ok is false for a fault no read fails under.
+func BoundsOf(c Config, r Replica, f fault.Fault) (b Bounds, ok bool, err error) {
+	q := c.InstancePoll + HealthPoll
+	cycle := lcm(q, r.HeartbeatPeriod)
+	if cycle <= 0 || cycle > time.Hour {
+		cycle = time.Hour
+	}
+	first := true
+	for at := 10 * cycle; at < 11*cycle; at += time.Millisecond {
+		d, err := DetectionOf(c, r, f, at)
+		if err != nil {
+			return Bounds{}, false, err
+		}
+		if d.Unreachable == 0 {
+			return Bounds{}, false, nil
+		}
+		u, x := d.Unreachable-at, d.Dead-at
+		if first {
+			b.UnreachableMin, b.UnreachableMax = u, u
+		}
+		b.UnreachableMin, b.UnreachableMax = min(b.UnreachableMin, u), max(b.UnreachableMax, u)
+		if d.DeadOK {
+			if !b.DeadEver {
+				b.DeadMin, b.DeadMax, b.DeadEver = x, x, true
+			}
+			b.DeadMin, b.DeadMax = min(b.DeadMin, x), max(b.DeadMax, x)
+		}
+		first = false
+	}
+	return b, true, nil
+}
+
+// lcm is the least common multiple of a and b, in whole milliseconds.
+func lcm(a, b time.Duration) time.Duration {
+	x, y := int64(a/time.Millisecond), int64(b/time.Millisecond)
+	if x <= 0 || y <= 0 {
+		return 0
+	}
+	g, h := x, y
+	for h != 0 {
+		g, h = h, g%h
+	}
+	return time.Duration(x/g*y) * time.Millisecond
+}

@@ -119,3 +119,26 @@ func TestMasterInvalidAfter(t *testing.T) {
 		t.Errorf("slow: %v, want an error naming it", err)
 	}
 }
+
+// TestBoundsOf pins the detection spans under the defaults: a refused master is DeadMaster
+// within a read cycle (6 s), a frozen one between 31 and 61 s (the I/O threads' timeout, 30 to
+// 60 s after the last heartbeat, then the emergent read's tick), a stalled one never.
+func TestBoundsOf(t *testing.T) {
+	c, r := Defaults(), DefaultReplica()
+	for _, tc := range []struct {
+		k    fault.Kind
+		want Bounds
+	}{
+		{fault.Refuse, Bounds{0, 5999 * time.Millisecond, 0, 5999 * time.Millisecond, true}},
+		{fault.Freeze, Bounds{time.Second, 6999 * time.Millisecond, 31001 * time.Millisecond, 61 * s, true}},
+		{fault.Stall, Bounds{time.Second, 6999 * time.Millisecond, 0, 0, false}},
+	} {
+		b, ok, err := BoundsOf(c, r, fault.Fault{Kind: tc.k})
+		if err != nil || !ok || b != tc.want {
+			t.Errorf("%s: %+v %t %v, want %+v", tc.k, b, ok, err, tc.want)
+		}
+	}
+	if _, ok, _ := BoundsOf(c, r, fault.Fault{}); ok {
+		t.Error("heal detected")
+	}
+}

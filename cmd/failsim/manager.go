@@ -27,7 +27,7 @@ type managerFlags struct {
 // managerVars adds --manager and --manager-config to c.
 func managerVars(c *cobra.Command, o *managerFlags) {
 	f := c.Flags()
-	f.StringVar(&o.name, "manager", "", "the failover manager `NAME` whose rules replay the timeline: tungsten or orchestrator (default: the timeline's manager statement, else tungsten)")
+	f.StringVar(&o.name, "manager", "", "the failover manager `NAME` whose rules to apply: tungsten or orchestrator (default: a timeline's manager statement, else tungsten)")
 	f.StringVar(&o.config, "manager-config", "", "with --manager orchestrator: its orchestrator.conf.json `FILE` (default: the manager statement's config, else Orchestrator's defaults)")
 	complete(c, "manager", timeline.Managers...)
 	if c.Name() == "replay" {
