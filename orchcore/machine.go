@@ -72,6 +72,7 @@ type Machine struct {
 	down    bool          // the master is downtimed (a timeline's maintenance policy)
 	err     error
 	out     []act.Event
+	reads   []orchestrator.ReplicaRead // analyse's, reused
 }
 
 // New returns a fresh machine.

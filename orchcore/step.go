@@ -222,7 +222,7 @@ func (m *Machine) noteValid(t time.Duration, i int) {
 func (m *Machine) analyse(t time.Duration) orchestrator.Analysis {
 	c := m.cfg.Orchestrator
 	mr := orchestrator.MasterRead{LastCheckValid: m.nodes[m.master].check.Valid(c), Downtimed: m.down}
-	var rs []orchestrator.ReplicaRead
+	rs := m.reads[:0]
 	for i := range m.nodes {
 		n := &m.nodes[i]
 		if n.master != m.master || i == m.master {
@@ -233,6 +233,7 @@ func (m *Machine) analyse(t time.Duration) orchestrator.Analysis {
 			Lag: n.lag / time.Second * time.Second, LagKnown: n.lagKnown,
 		})
 	}
+	m.reads = rs
 	return orchestrator.Analyze(mr, rs, c.ReasonableReplicationLag)
 }
 
