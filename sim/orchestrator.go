@@ -19,7 +19,8 @@ import (
 )
 
 // ReplayOrchestrator runs tl under Orchestrator's rules, with its settings cfg and MariaDB's
-// default replica settings (GTID replication, as failsim's live cluster), in virtual time, and tells each observer what happens: the
+// default replica settings (GTID replication, as failsim's live cluster), the timeline's
+// promotion rules and data centres, in virtual time, and tells each observer what happens: the
 // driver's echoes of the timeline's faults and package orchcore's events (orchcore.Describe
 // says them). It returns the machine as it stands at the end. A fault or replication event the
 // model does not cover is a *fileline.Error at its line.
@@ -37,9 +38,14 @@ func ReplayOrchestrator(tl *timeline.Timeline, cfg orchestrator.Config, obs ...d
 			master = i
 		}
 	}
+	rules := make([]orchestrator.Rule, len(tl.Promotion))
+	for i, name := range tl.Promotion {
+		rules[i], _ = orchestrator.ParseRule(name) // the parser checked it; "" is neutral
+	}
 	m := orchcore.New(orchcore.Config{
 		Orchestrator: cfg, Replica: orchestrator.DefaultReplica(), Nodes: len(tl.Nodes), Master: master,
 		Cluster: orchestrator.Cluster{Name: tl.Nodes[max(master, 0)].Name}, End: tl.End, MariaDBGTID: true,
+		Rules: rules, DCs: tl.DataCenters,
 	})
 	var evs []timeline.ReplEvent
 	if tl.Repl != nil {

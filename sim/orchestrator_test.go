@@ -80,3 +80,32 @@ func TestReplayOrchestratorDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestOrchestratorPromotionRules: the timeline's promotion rules and data centres decide the
+// candidate: db2 must_not leaves db3; with PreventCrossDataCenterMasterFailover and db3 in
+// another data centre, nobody.
+func TestOrchestratorPromotionRules(t *testing.T) {
+	run := func(text string, c orchestrator.Config) string {
+		tl, err := timeline.Parse("p.timeline", []byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		if err := sim.RunOrchestrator(&out, tl, c); err != nil {
+			t.Fatal(err)
+		}
+		return out.String()
+	}
+	c := orchestrator.Defaults()
+	c.RecoverMasterClusterFilters = []string{"*"}
+	const head = "cluster db1:master db2:replica db3:replica\n"
+	got := run(head+"promotion db2=must_not\n\n00:00:10 db1 refuse\n00:01:00 cluster end\n", c)
+	if !strings.Contains(got, "00:00:12 orchestrator: db1 DeadMaster: recovery promotes db3, repoints db2\n") {
+		t.Errorf("must_not:\n%s", got)
+	}
+	c.PreventCrossDataCenter = true
+	got = run(head+"promotion db2=must_not\ndatacenter db1=east db2=east db3=west\n\n00:00:10 db1 refuse\n00:01:00 cluster end\n", c)
+	if !strings.Contains(got, `recovery found no replica to promote: PreventCrossDataCenterMasterFailover: will not promote a replica in "west" when the failed master is in "east"`) {
+		t.Errorf("cross data centre:\n%s", got)
+	}
+}

@@ -18,8 +18,8 @@ import (
 //   - the cluster line, with each node's precedence when the replication sets them;
 //   - the settings: the checker, the start when it is not 1970-01-01T00:00:00Z, the liveness
 //     thresholds when set, the family, the statemap (relative to File's folder, as the parser
-//     resolves it), the policy when not automatic, the manager and its config when a
-//     statement names them, the workload and the replication;
+//     resolves it), the policy when not automatic, the promotion rules and data centres, the
+//     manager and its config when a statement names them, the workload and the replication;
 //   - after a blank line the events, the replication events first at an instant (as a replay
 //     applies them), each at its clock time on the start's day, or +DURATION after the
 //     previous event where no clock time reads back exactly;
@@ -96,6 +96,21 @@ func (f *formatter) header() {
 	}
 	if tl.Policy != fence.Automatic {
 		f.printf("policy %s\n", tl.Policy)
+	}
+	for _, st := range []struct {
+		word string
+		vals []string
+	}{{"promotion", tl.Promotion}, {"datacenter", tl.DataCenters}} {
+		if st.vals == nil {
+			continue
+		}
+		f.printf("%s", st.word)
+		for i, v := range st.vals {
+			if v != "" {
+				f.printf(" %s=%s", tl.Nodes[i].Name, v)
+			}
+		}
+		f.printf("\n")
 	}
 	if tl.Manager != "" {
 		f.printf("manager %s", tl.Manager)

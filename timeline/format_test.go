@@ -248,3 +248,15 @@ func TestFormatManager(t *testing.T) {
 		t.Errorf("written:\n%s", text)
 	}
 }
+
+// TestFormatPerNode: promotion rules and data centres are written back.
+func TestFormatPerNode(t *testing.T) {
+	data := []byte("cluster db1:master db2:replica db3:replica\npromotion db3=must_not db2=prefer\ndatacenter db1=east db3=west\n")
+	if !roundTrip(t, "p.timeline", data) {
+		t.Fatal("did not parse")
+	}
+	tl, _ := timeline.Parse("p.timeline", data)
+	if text := string(timeline.Format(tl)); !strings.Contains(text, "\npromotion db2=prefer db3=must_not\ndatacenter db1=east db3=west\n") {
+		t.Errorf("written:\n%s", text)
+	}
+}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/orchestrator"
 	"github.com/failsim/failsim/fileline"
 	"github.com/failsim/failsim/statemap"
 )
@@ -333,6 +334,8 @@ func (p *parser) setting(w []string) error {
 		return p.liveness(args)
 	case "manager":
 		return p.manager(args)
+	case "promotion", "datacenter":
+		return p.perNode(w[0], args)
 	case "family":
 		if len(args) != 1 || !slices.Contains(families[:], args[0]) {
 			return p.errf("family takes the failsim check family the trace was generated in: benign, fatal, mixed or partition")
@@ -384,6 +387,47 @@ func (p *parser) manager(args []string) error {
 		return p.errf("manager tungsten takes no config: its settings are the statemap's (\"statemap FILE\")")
 	}
 	return p.errf("manager orchestrator: %q: %s", strings.Join(args[1:], " "), usage)
+}
+
+// perNode reads a "promotion" or "datacenter" statement: NODE=VALUE for some of the
+// cluster's database nodes, each once.
+func (p *parser) perNode(what string, args []string) error {
+	usage := "want \"promotion db1=prefer db2=must_not\" (must, prefer, neutral, prefer_not or must_not)"
+	if what == "datacenter" {
+		usage = "want \"datacenter db1=east db2=west\""
+	}
+	if len(args) == 0 { // the cluster statement came first: the parser requires it
+		return p.errf("%s sets nothing: %s", what, usage)
+	}
+	vals := make([]string, len(p.tl.Nodes))
+	for _, a := range args {
+		name, v, ok := strings.Cut(a, "=")
+		if !ok || v == "" {
+			return p.errf("%s %q: %s", what, a, usage)
+		}
+		i, ok := p.nodes[name]
+		if !ok {
+			if _, witness := p.members[name]; witness {
+				return p.errf("%s %s: %s is a witness, a manager with no database, which no manager promotes", what, a, name)
+			}
+			return p.errf("unknown node %q: the cluster has %s", name, p.nodeList())
+		}
+		if vals[i] != "" {
+			return p.errf("%s: %s is set twice", what, name)
+		}
+		if what == "promotion" {
+			if _, ok := orchestrator.ParseRule(v); !ok {
+				return p.errf("promotion %s: %q is no promotion rule: want must, prefer, neutral, prefer_not or must_not", name, v)
+			}
+		}
+		vals[i] = v
+	}
+	if what == "promotion" {
+		p.tl.Promotion = vals
+	} else {
+		p.tl.DataCenters = vals
+	}
+	return nil
 }
 
 // readClock reads exactly HH:MM:SS, two digits each, as time.Parse("15:04:05", s) reads it

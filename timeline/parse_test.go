@@ -131,6 +131,17 @@ func TestParseManager(t *testing.T) {
 	}
 }
 
+// TestParsePerNode: promotion rules and data centres, per node in cluster order.
+func TestParsePerNode(t *testing.T) {
+	tl, err := timeline.Parse("t.timeline", []byte("cluster db1:master db2:replica db3:replica\npromotion db3=must_not db2=prefer\ndatacenter db1=east db3=west\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(tl.Promotion, ",") != ",prefer,must_not" || strings.Join(tl.DataCenters, ",") != "east,,west" {
+		t.Errorf("promotion %q, datacenters %q", tl.Promotion, tl.DataCenters)
+	}
+}
+
 func TestDefaultEnd(t *testing.T) {
 	tl, err := timeline.Parse("t", []byte("cluster a:master\n00:05:00 a freeze\n"))
 	if err != nil {
@@ -170,8 +181,15 @@ func TestTimelineErrors(t *testing.T) {
 		{c2 + "manager tungsten config x.json\n", "t.timeline:2: manager tungsten takes no config: its settings are the statemap's (\"statemap FILE\")"},
 		{c2 + "manager orchestrator conf x.json\n", "t.timeline:2: manager orchestrator: \"conf x.json\": want"},
 		{c2 + "manager orchestrator\nmanager tungsten\n", "t.timeline:3: \"manager\" is already set at line 2"},
+		{c2 + "promotion db2=maybe\n", "t.timeline:2: promotion db2: \"maybe\" is no promotion rule: want must, prefer, neutral, prefer_not or must_not"},
+		{c2 + "promotion db2\n", "t.timeline:2: promotion \"db2\": want \"promotion db1=prefer db2=must_not\""},
+		{c2 + "promotion\n", "t.timeline:2: promotion sets nothing: want"},
+		{c2 + "promotion db9=prefer\n", "t.timeline:2: unknown node \"db9\": the cluster has db1, db2"},
+		{c2 + "promotion db2=prefer db2=must\n", "t.timeline:2: promotion: db2 is set twice"},
+		{"cluster db1:master db2:replica w1:witness\npromotion w1=prefer\n", "t.timeline:2: promotion w1=prefer: w1 is a witness, a manager with no database, which no manager promotes"},
+		{c2 + "datacenter db1\n", "t.timeline:2: datacenter \"db1\": want \"datacenter db1=east db2=west\""},
 		{c2 + "00:00:01 db1 freeze\npolicy manual\n", "t.timeline:3: \"policy\" must come before the first event"},
-		{c2 + "freeze db1\n", "t.timeline:2: unknown statement \"freeze\": want cluster, checker, statemap, policy, start, family, workload, replication, liveness, manager, expect, or an event \"TIME NODE FAULT\""},
+		{c2 + "freeze db1\n", "t.timeline:2: unknown statement \"freeze\": want cluster, checker, statemap, policy, start, family, workload, replication, liveness, manager, promotion, datacenter, expect, or an event \"TIME NODE FAULT\""},
 		{c2 + "25:00:00 db1 freeze\n", "t.timeline:2: time \"25:00:00\": want HH:MM:SS, +DURATION or an RFC 3339 time"},
 		{c2 + "start 10:00:00\n09:00:00 db1 freeze\n", "t.timeline:3: time 09:00:00 is before the start 10:00:00"},
 		{c2 + "+ten db1 freeze\n", "t.timeline:2: \"+ten\": want +DURATION such as +10m or +90s"},

@@ -62,6 +62,13 @@ type Timeline struct {
 	// manager's defaults); ManagerLine is the statement's line, for errors about the file.
 	Manager, ManagerConfig string
 	ManagerLine            int
+	// Promotion is the "promotion" statement's: per node (cluster order), its Orchestrator
+	// promotion rule as Orchestrator spells it, "" where none is set (neutral). Nil without the
+	// statement.
+	Promotion []string
+	// DataCenters is the "datacenter" statement's: per node, its data centre, "" for none. Nil
+	// without the statement.
+	DataCenters []string
 }
 
 // Benign reports whether the timeline's "family" statement says it is a benign trace of
