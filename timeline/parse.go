@@ -15,8 +15,8 @@ import (
 
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
-	"github.com/failsim/failsim/orchestrator"
 	"github.com/failsim/failsim/fileline"
+	"github.com/failsim/failsim/orchestrator"
 	"github.com/failsim/failsim/statemap"
 )
 
