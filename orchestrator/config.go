@@ -95,8 +95,12 @@ type file struct {
 	PreventCrossDataCenterMasterFailover       bool
 }
 
-// Keys are the configuration keys failsim models, in Orchestrator's spelling, sorted.
-var Keys = []string{
+// Keys returns the configuration keys failsim models, in Orchestrator's spelling, sorted: a
+// fresh slice each call.
+func Keys() []string { return append([]string(nil), keys...) }
+
+// keys are Keys'.
+var keys = []string{
 	"DelayMasterPromotionIfSQLThreadNotUpToDate",
 	"FailMasterPromotionIfSQLThreadNotUpToDate",
 	"FailMasterPromotionOnLagMinutes",
@@ -230,7 +234,7 @@ func unknownKeys(data []byte) ([]string, error) {
 
 // known reports whether key names a field of file, in encoding/json's case-insensitive match.
 func known(key string) bool {
-	for _, k := range Keys {
+	for _, k := range keys {
 		if strings.EqualFold(k, key) {
 			return true
 		}

@@ -359,9 +359,9 @@ func (p *parser) setting(w []string) error {
 	return nil
 }
 
-// Managers are the failover managers whose rules failsim replays a timeline under: the word
-// of a "manager" statement and of a command's --manager.
-var Managers = []string{"tungsten", "orchestrator"}
+// Managers returns the failover managers whose rules failsim replays a timeline under, the
+// words of a "manager" statement and of a command's --manager: a fresh slice each call.
+func Managers() []string { return []string{"tungsten", "orchestrator"} }
 
 // manager reads a "manager" statement's words after "manager".
 func (p *parser) manager(args []string) error {
@@ -369,8 +369,8 @@ func (p *parser) manager(args []string) error {
 	if len(args) == 0 {
 		return p.errf("manager names none: %s", usage)
 	}
-	if !slices.Contains(Managers, args[0]) {
-		return p.errf("manager %q: failsim knows %s; %s", args[0], strings.Join(Managers, " and "), usage)
+	if !slices.Contains(Managers(), args[0]) {
+		return p.errf("manager %q: failsim knows %s; %s", args[0], strings.Join(Managers(), " and "), usage)
 	}
 	p.tl.Manager, p.tl.ManagerLine = args[0], p.line
 	switch {

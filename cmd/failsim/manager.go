@@ -29,7 +29,7 @@ func managerVars(c *cobra.Command, o *managerFlags) {
 	f := c.Flags()
 	f.StringVar(&o.name, "manager", "", "the failover manager `NAME` whose rules to apply: tungsten or orchestrator (default: a timeline's manager statement, else tungsten)")
 	f.StringVar(&o.config, "manager-config", "", "with --manager orchestrator: its orchestrator.conf.json `FILE` (default: the manager statement's config, else Orchestrator's defaults)")
-	complete(c, "manager", timeline.Managers...)
+	complete(c, "manager", timeline.Managers()...)
 	if c.Name() == "replay" {
 		f.StringSliceVar(&o.side, "managers", nil, "replay the timeline under each manager of `LIST` in turn, side by side: tungsten,orchestrator (text; the expectations are judged under tungsten's rules)")
 	}
@@ -42,8 +42,8 @@ func (o *managerFlags) manager(c *cobra.Command, tl *timeline.Timeline) (string,
 	name := tl.Manager
 	if c.Flags().Changed("manager") {
 		name = o.name
-		if !slices.Contains(timeline.Managers, name) {
-			return "", usageErr(fmt.Errorf("--manager %q: failsim knows %s", name, strings.Join(timeline.Managers, " and ")), "failsim replay --manager orchestrator FILE")
+		if !slices.Contains(timeline.Managers(), name) {
+			return "", usageErr(fmt.Errorf("--manager %q: failsim knows %s", name, strings.Join(timeline.Managers(), " and ")), "failsim replay --manager orchestrator FILE")
 		}
 	}
 	if name == "" {
@@ -97,8 +97,8 @@ func (m *Main) runReplaySideBySide(ctx context.Context, c *cobra.Command, o *rep
 	}
 	seen := map[string]bool{}
 	for _, name := range o.manager.side {
-		if !slices.Contains(timeline.Managers, name) {
-			return usageErr(fmt.Errorf("--managers: %q: failsim knows %s", name, strings.Join(timeline.Managers, " and ")), "failsim replay --managers tungsten,orchestrator FILE")
+		if !slices.Contains(timeline.Managers(), name) {
+			return usageErr(fmt.Errorf("--managers: %q: failsim knows %s", name, strings.Join(timeline.Managers(), " and ")), "failsim replay --managers tungsten,orchestrator FILE")
 		}
 		if seen[name] {
 			return usageErr(fmt.Errorf("--managers: %s twice", name), "")

@@ -33,7 +33,7 @@ Manager's settings are: the statemap. Exit 2 for bad input.`,
 			}
 			return nil
 		},
-		ValidArgs: timeline.Managers,
+		ValidArgs: timeline.Managers(),
 		RunE: func(c *cobra.Command, args []string) error {
 			return m.runManager(c.Context(), c, args[0], config)
 		},
@@ -55,7 +55,7 @@ func (m *Main) runManager(ctx context.Context, c *cobra.Command, name, config st
 		return nil
 	case "orchestrator":
 	default:
-		return usageErr(fmt.Errorf("manager %q: failsim knows %s", name, strings.Join(timeline.Managers, " and ")), "failsim manager orchestrator")
+		return usageErr(fmt.Errorf("manager %q: failsim knows %s", name, strings.Join(timeline.Managers(), " and ")), "failsim manager orchestrator")
 	}
 	cfg, unknown := orchestrator.Defaults(), []string(nil)
 	from := "Orchestrator's defaults"
