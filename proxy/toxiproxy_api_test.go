@@ -1,0 +1,115 @@
+package proxy
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// fakeListener is a listener that says it is on addr and accepts nothing: ServeToxiproxy's
+// checks of a non-loopback address without binding one.
+type fakeListener struct {
+	addr   net.Addr
+	closed bool
+}
+
+func (l *fakeListener) Accept() (net.Conn, error) { return nil, net.ErrClosed }
+func (l *fakeListener) Close() error              { l.closed = true; return nil }
+func (l *fakeListener) Addr() net.Addr            { return l.addr }
+
+func TestServeToxiproxyOffLoopback(t *testing.T) {
+	any4 := &net.TCPAddr{IP: net.IPv4zero, Port: 8474}
+	for _, tc := range []struct {
+		anyAddress bool
+		token      string
+	}{{false, ""}, {false, "tok"}, {true, ""}} {
+		p := empty(t)
+		p.anyAddress = tc.anyAddress
+		ln := &fakeListener{addr: any4}
+		err := p.ServeToxiproxy(context.Background(), ln, tc.token)
+		want := "toxiproxy API on 0.0.0.0:8474: not a loopback address: it needs AllowNonLoopback and a token"
+		if err == nil || err.Error() != want || !ln.closed {
+			t.Errorf("%+v: %v (listener closed %v), want %s", tc, err, ln.closed, want)
+		}
+	}
+	p := empty(t)
+	if err := p.ServeToxiproxy(context.Background(), &fakeListener{addr: any4}, "bad token"); err == nil {
+		t.Error("a token with a space inside was taken")
+	}
+}
+
+func TestToxiproxyHandlerToken(t *testing.T) {
+	p := empty(t)
+	h := p.ToxiproxyHandler(" tok\n")
+	for _, tc := range []struct {
+		auth string
+		code int
+	}{{"", 401}, {"Bearer wrong", 401}, {"Bearer tok", 200}} {
+		req := httptest.NewRequest("GET", "/proxies", nil)
+		if tc.auth != "" {
+			req.Header.Set("Authorization", tc.auth)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != tc.code {
+			t.Errorf("%q: %d, want %d", tc.auth, rec.Code, tc.code)
+		}
+		if tc.code == 401 && (rec.Body.String() != `{"error":"missing or wrong control token","status":401}`+"\n" || rec.Header().Get("Connection") != "close") {
+			t.Errorf("%q: %q %v", tc.auth, rec.Body.String(), rec.Header())
+		}
+	}
+}
+
+// TestServeToxiproxyOnLoopback: on loopback, no token is asked even when one is given.
+func TestServeToxiproxyOnLoopback(t *testing.T) {
+	p := empty(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.ServeToxiproxy(ctx, ln, "tok") }()
+	hc := &http.Client{}
+	resp, err := hc.Get("http://" + ln.Addr().String() + "/version")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	hc.CloseIdleConnections()
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("version on loopback with a token configured: %d", resp.StatusCode)
+	}
+}
+
+func TestToxiproxyBodyBounds(t *testing.T) {
+	p := empty(t)
+	h := p.ToxiproxyHandler("")
+	for _, tc := range []struct {
+		path  string
+		size  int
+		code  int
+		limit string
+	}{
+		{"/proxies", 64<<10 + 1, 413, "65536"},
+		{"/populate", 1<<20 + 1, 413, "1048576"},
+		{"/populate", 64<<10 + 1, 400, ""}, // within a populate's bound: decoded, and bad
+	} {
+		body := `{"name":"` + strings.Repeat("a", tc.size) + `"}`
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("POST", tc.path, strings.NewReader(body)))
+		if rec.Code != tc.code || (tc.limit != "" && !strings.Contains(rec.Body.String(), "request body larger than "+tc.limit+" bytes")) {
+			t.Errorf("%s with %d bytes: %d %s", tc.path, len(body), rec.Code, rec.Body.String())
+		}
+	}
+	if len(p.Nodes()) != 0 {
+		t.Fatal("a refused body created a proxy")
+	}
+}
