@@ -19,6 +19,8 @@ type Node struct {
 	upstream string
 	addr     *net.TCPAddr // the bound listening address, port resolved
 	seedHi   uint64       // the node's part of every connection's seed
+	rewrite  bool         // NodeConfig.RewriteTopology (rewrite_node.go)
+	aliases  []string     // NodeConfig.TopologyAliases
 
 	mu      sync.Mutex
 	mode    Mode
@@ -82,6 +84,7 @@ func (n *Node) Status() NodeStatus {
 		BytesDown: n.stats.bytesDown.Load(),
 
 		HandshakeTimeouts: n.stats.handshakeTimeouts.Load(),
+		TopologyRewrites:  n.stats.rewrites.Load(),
 	}
 }
 

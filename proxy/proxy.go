@@ -27,6 +27,16 @@ type NodeConfig struct {
 	// Disabled starts the node down, toxiproxy's "enabled": false: its port is not bound
 	// until Node.SetEnabled(true). False (the zero value): the node listens at once.
 	Disabled bool
+	// RewriteTopology rewrites, in the server's replies that report topology (SHOW SLAVE
+	// HOSTS, SHOW SLAVE STATUS, SELECT @@hostname, @@port...), every server address the proxy
+	// knows to the address of the proxy node in front of it, and the server's own name and port
+	// to this node's (docs/proxy.md, "Topology rewriting"). The server's bytes are then copied
+	// through the proxy rather than spliced. False, the zero value: they pass untouched.
+	RewriteTopology bool
+	// TopologyAliases are other "host:port" addresses of the same server that replies may
+	// name (a DNS name, a replication link's proxy): a rewriting node rewrites them to this
+	// node's listen address, as it does Upstream. Nil: only Upstream.
+	TopologyAliases []string
 }
 
 // Config is a proxy's configuration.
@@ -157,6 +167,11 @@ func (nc NodeConfig) validate() error {
 	if err := checkPort(nc.Upstream, 1); err != nil {
 		return fmt.Errorf("upstream address %q: %w", nc.Upstream, err)
 	}
+	for _, a := range nc.TopologyAliases {
+		if err := checkPort(a, 1); err != nil {
+			return fmt.Errorf("topology alias %q: %w", a, err)
+		}
+	}
 	return nil
 }
 
@@ -229,7 +244,8 @@ func (p *Proxy) startNode(nc NodeConfig) (*Node, error) {
 		return nil, fmt.Errorf("node %s: listen address %q: %w", nc.Name, nc.Listen, err)
 	}
 	n := &Node{p: p, name: nc.Name, upstream: nc.Upstream, addr: addr, seedHi: nameSeed(nc.Name),
-		hooks: hooksFor(Mode{}), conns: map[*conn]struct{}{}, down: nc.Disabled}
+		hooks: hooksFor(Mode{}), conns: map[*conn]struct{}{}, down: nc.Disabled,
+		rewrite: nc.RewriteTopology, aliases: slices.Clone(nc.TopologyAliases)}
 	// Bind first to learn the real port, then apply the starting mode.
 	n.mu.Lock()
 	if !n.down {
