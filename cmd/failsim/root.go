@@ -210,8 +210,11 @@ func usageLine(c *cobra.Command) string {
 		}
 		name, _ := pflag.UnquoteUsage(f)
 		s := "--" + f.Name
-		if name != "" && f.NoOptDefVal == "" {
+		switch {
+		case name != "" && f.NoOptDefVal == "":
 			s += " " + name
+		case name != "" && f.Value.Type() != "bool":
+			s += "[=" + name + "]" // the value is optional: --toxiproxy or --toxiproxy=ADDR
 		}
 		_, repeat := f.Value.(repeatable)
 		_, required := f.Annotations[requiredAnnotation]
