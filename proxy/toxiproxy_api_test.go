@@ -113,3 +113,62 @@ func TestToxiproxyBodyBounds(t *testing.T) {
 		t.Fatal("a refused body created a proxy")
 	}
 }
+
+// serve sends one request to h and returns the status and body.
+func serve(h http.Handler, method, path, body string) (int, string) {
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(method, path, strings.NewReader(body)))
+	return rec.Code, rec.Body.String()
+}
+
+// TestToxiproxyPatch: later toxiproxy releases update with PATCH; failsim takes it as v2.5.0's
+// POST.
+func TestToxiproxyPatch(t *testing.T) {
+	p := empty(t)
+	h := p.ToxiproxyHandler("")
+	up := echo(t)
+	if code, body := serve(h, "POST", "/proxies", `{"name":"db","listen":"127.0.0.1:0","upstream":"`+up+`"}`); code != 201 {
+		t.Fatalf("create: %d %s", code, body)
+	}
+	if code, body := serve(h, "POST", "/proxies/db/toxics", `{"type":"latency","attributes":{"latency":5,"jitter":1}}`); code != 200 {
+		t.Fatalf("add: %d %s", code, body)
+	}
+	code, body := serve(h, "PATCH", "/proxies/db/toxics/latency_downstream", `{"attributes":{"latency":7}}`)
+	if want := `{"attributes":{"latency":7,"jitter":1},"name":"latency_downstream","type":"latency","stream":"downstream","toxicity":1}`; code != 200 || body != want {
+		t.Fatalf("PATCH toxic: %d %s, want %s", code, body, want)
+	}
+	if code, body := serve(h, "PATCH", "/proxies/db", `{"enabled":false}`); code != 200 || !strings.Contains(body, `"enabled":false`) {
+		t.Fatalf("PATCH proxy: %d %s", code, body)
+	}
+	if n, _ := p.Node("db"); n.Enabled() {
+		t.Fatal("PATCH enabled false left the node up")
+	}
+}
+
+// TestToxiproxyResetCannotListen: a reset that cannot bring a proxy back (its port taken
+// meanwhile) answers 500 with the system's message, as toxiproxy does.
+func TestToxiproxyResetCannotListen(t *testing.T) {
+	p := empty(t)
+	h := p.ToxiproxyHandler("")
+	n, err := p.AddNode(NodeConfig{Name: "db", Listen: "127.0.0.1:0", Upstream: "127.0.0.1:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := n.Addr()
+	if err := n.SetEnabled(false); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	code, body := serve(h, "POST", "/reset", "")
+	want := `{"error":"listen tcp ` + addr + `: bind: address already in use","status":500}` + "\n"
+	if code != 500 || body != want {
+		t.Fatalf("reset: %d %q, want 500 %q", code, body, want)
+	}
+	if n.Enabled() {
+		t.Fatal("a node that could not listen is enabled")
+	}
+}
