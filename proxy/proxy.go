@@ -230,10 +230,13 @@ func New(cfg Config) (*Proxy, error) {
 			p.Close()
 			return nil, err
 		}
+		// The nodes started before it serve already: a rewriting one reads the table.
+		p.mu.Lock()
 		p.nodes[nc.Name] = n
-		p.names = append(p.names, nc.Name)
+		i, _ := slices.BinarySearch(p.names, nc.Name)
+		p.names = slices.Insert(p.names, i, nc.Name)
+		p.mu.Unlock()
 	}
-	slices.Sort(p.names)
 	return p, nil
 }
 
