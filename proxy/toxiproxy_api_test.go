@@ -172,3 +172,74 @@ func TestToxiproxyResetCannotListen(t *testing.T) {
 		t.Fatal("a node that could not listen is enabled")
 	}
 }
+
+// FuzzToxiproxyAPI sends arbitrary bodies to the calls that read one, on a proxy with one
+// node: nothing panics, every answer is one of the call's statuses, and a reset brings the
+// node back to no toxics, enabled.
+func FuzzToxiproxyAPI(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"latency","attributes":{"latency":100,"jitter":10}}`,
+		`{"type":"slicer","stream":"upstream","toxicity":0.5,"attributes":{"average_size":8}}`,
+		`{"type":"freeze"}`,
+		`{"attributes":{"latency":5},"toxicity":0.1}`,
+		`{"enabled":false}`,
+		`{"listen":"127.0.0.1:0","upstream":"127.0.0.1:2"}`,
+		`{"name":5}`,
+		``,
+	} {
+		f.Add([]byte(s))
+	}
+	p := empty(f)
+	h := p.ToxiproxyHandler("")
+	if code, body := serve(h, "POST", "/proxies", `{"name":"db","listen":"127.0.0.1:0","upstream":"127.0.0.1:1"}`); code != 201 {
+		f.Fatalf("create: %d %s", code, body)
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		check := func(method, path string, ok ...int) {
+			code, reply := serve(h, method, path, string(body))
+			for _, c := range ok {
+				if code == c {
+					return
+				}
+			}
+			t.Fatalf("%s %s %q: %d %s", method, path, body, code, reply)
+		}
+		check("POST", "/proxies/db/toxics", 200, 400, 409)
+		for _, tx := range mustNode(t, p).Toxics() {
+			check("POST", "/proxies/db/toxics/"+tx.Name, 200, 400)
+		}
+		check("POST", "/proxies/db", 200, 400, 500)
+		check("POST", "/populate", 201, 400, 500)
+		if code, reply := serve(h, "POST", "/reset", ""); code == 500 {
+			// The body moved db to a port it cannot bind again (one below 1024, one
+			// taken): move it back, and reset again.
+			if err := mustNode(t, p).Update("127.0.0.1:0", "127.0.0.1:1", true); err != nil {
+				t.Fatal(err)
+			}
+			if code, reply := serve(h, "POST", "/reset", ""); code != 204 {
+				t.Fatalf("reset: %d %s", code, reply)
+			}
+		} else if code != 204 {
+			t.Fatalf("reset: %d %s", code, reply)
+		}
+		n := mustNode(t, p)
+		if len(n.Toxics()) != 0 || !n.Enabled() {
+			t.Fatalf("after reset: %d toxics, enabled %v", len(n.Toxics()), n.Enabled())
+		}
+		for _, m := range p.Nodes() { // what a populate made
+			if m.Name() != "db" {
+				p.RemoveNode(m.Name())
+			}
+		}
+	})
+}
+
+// mustNode returns the fuzzed proxy's node db.
+func mustNode(t *testing.T, p *Proxy) *Node {
+	t.Helper()
+	n, ok := p.Node("db")
+	if !ok {
+		t.Fatal("node db is gone")
+	}
+	return n
+}
