@@ -154,6 +154,19 @@ func TestToxiproxyClient(t *testing.T) {
 	if err != nil || len(proxies) != 3 || proxies["two"] == nil || proxies["two"].Enabled {
 		t.Fatalf("Proxies: %v %v", proxies, err)
 	}
+	// A populate that changes a proxy replaces it: its toxics go.
+	one := proxies["one"]
+	if _, err := one.AddToxic("", "latency", "", 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	up2 := echoServer(t)
+	if _, err := c.Populate([]tclient.Proxy{{Name: "one", Listen: oneAddr, Upstream: up2, Enabled: true}}); err != nil {
+		t.Fatal(err)
+	}
+	if one, err = c.Proxy("one"); err != nil || one.Upstream != up2 || len(one.ActiveToxics) != 0 {
+		t.Fatalf("one replaced: %+v %v", one, err)
+	}
+	echoes(t, oneAddr, "through the replaced proxy")
 
 	// Every toxic type: added, read back, updated, removed.
 	for _, tc := range toxicCases {
