@@ -168,6 +168,7 @@ func (m *Main) runProxyServe(ctx context.Context, c *cobra.Command, o *proxyFlag
 	}
 	cfg.Nodes = append(cfg.Nodes, o.nodes...)
 	if given("rewrite-topology") {
+		cfg.RewriteTopology = o.rewrite // the toxiproxy API's nodes too
 		for i := range cfg.Nodes {
 			cfg.Nodes[i].RewriteTopology = o.rewrite
 		}
