@@ -28,15 +28,15 @@ func (n *Node) newRewriter() *rewriter {
 // listening address, or for one on every interface (0.0.0.0, ::) the machine's host name
 // with the node's port.
 func (n *Node) proxyAddr() string {
-	n.addrMu.RLock() // Update may move a node at run time (dynamic.go)
-	a := n.addr
+	n.addrMu.RLock()
+	addr := *n.addr
 	n.addrMu.RUnlock()
-	if !a.IP.IsUnspecified() {
-		return a.String()
+	if !addr.IP.IsUnspecified() {
+		return addr.String()
 	}
 	host, err := os.Hostname()
 	if err != nil || host == "" {
-		return a.String()
+		return addr.String()
 	}
-	return net.JoinHostPort(host, strconv.Itoa(a.Port))
+	return net.JoinHostPort(host, strconv.Itoa(addr.Port))
 }
