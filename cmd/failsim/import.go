@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/failsim/failsim/bundle"
+	"github.com/failsim/failsim/internal/input"
+	"github.com/failsim/failsim/internal/output"
+	"github.com/failsim/failsim/timeline"
+)
+
+func (m *Main) importCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "import",
+		Short: "turn a failover manager's own records of an incident into a timeline",
+		Long:  `Turn what a failover manager recorded of an incident into a timeline failsim replays: import tungsten reads a Tungsten support bundle.`,
+		Args: func(_ *cobra.Command, args []string) error {
+			return usageErr(fmt.Errorf("import takes a source: tungsten"), "failsim import tungsten BUNDLE")
+		},
+		RunE: func(*cobra.Command, []string) error { return nil },
+	}
+	c.AddCommand(m.importTungstenCmd())
+	return c
+}
+
+func (m *Main) importTungstenCmd() *cobra.Command {
+	var out string
+	c := &cobra.Command{
+		Use:   "tungsten",
+		Short: "read a Tungsten support bundle (tpm diag) and write the timeline it implies",
+		Long: `Read one or more Tungsten support bundles, as tpm diag writes them (a folder per host), or
+single files of one, and write the incident timeline they imply: the cluster and policy of the
+earliest cctrl ls snapshot; at each snapshot an expect line per datasource's state, a
+failover where the master changed and a fault where a state implies one; from tmsvc.log's
+quorum checks, partitions and expect primary / expect no primary. Files are found by name:
+tmsvc.log (the manager's log), any name with "cctrl" in it (cctrl output); trepsvc.log and
+connector.log are listed, not read. Above every statement a comment names the bundle's file
+and line it came from and what was inferred; what could not be placed is listed at the end as
+not imported. The timeline goes to standard output, or with -o to FILE, written whole or not
+at all. docs/import.md says what a bundle cannot tell and how to fill it in.
+Exit 0 on success, 2 for bad input (the message names the file and line).`,
+		Annotations: map[string]string{argsAnnotation: "BUNDLE..."},
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageErr(fmt.Errorf("import tungsten takes one or more bundles (folders or files), got none"), "failsim import tungsten tungsten-diag-2025-02-02/")
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			return m.runImportTungsten(c.Context(), out, args)
+		},
+	}
+	c.Flags().StringVarP(&out, "output", "o", "", "write the timeline to `FILE` (default: standard output)")
+	return c
+}
+
+func (m *Main) runImportTungsten(ctx context.Context, out string, paths []string) error {
+	if out != "" && out != "-" {
+		if err := output.Check(out, paths...); err != nil {
+			return usageErr(fmt.Errorf("import %w", err), "")
+		}
+	}
+	var files []bundle.File
+	for _, p := range paths {
+		fs, err := readBundle(ctx, p)
+		if err != nil {
+			return loadErr(ctx, "import", err)
+		}
+		files = append(files, fs...)
+	}
+	res, err := bundle.Import(files)
+	if err != nil {
+		return usageErr(err, "")
+	}
+	res.Timeline.File = "imported.timeline"
+	if out != "" && out != "-" {
+		res.Timeline.File = out
+	}
+	text := timeline.FormatCommented(res.Timeline, res.Comments)
+	// What is written must read back: a timeline the importer cannot write is its own bug.
+	if _, err := timeline.Parse(res.Timeline.File, text); err != nil {
+		return fmt.Errorf("import: the imported timeline does not parse: %w", err)
+	}
+	if out == "" || out == "-" {
+		if _, err := m.Stdout.Write(text); err != nil {
+			return err
+		}
+	} else if err := output.WriteFile(out, text, paths...); err != nil {
+		return usageErr(fmt.Errorf("import %w", err), "")
+	}
+	skipped := 0
+	for _, s := range res.Skipped {
+		skipped += s.Lines
+	}
+	fmt.Fprintf(m.Stderr, "failsim: imported %s, %s and %s from %s; %s not imported (listed at the end of the timeline); %s skipped as unknown\n",
+		plural(len(res.Timeline.Nodes)+len(res.Timeline.Witnesses), "member"), plural(len(res.Timeline.Events), "event"), plural(len(res.Timeline.Expects), "expectation"),
+		plural(len(res.Skipped), "file"), plural(len(res.NotImported)+len(res.Unread), "item"), plural(skipped, "line"))
+	return nil
+}
+
+// readBundle reads a bundle folder, or one file of a bundle, told by its name.
+func readBundle(ctx context.Context, p string) ([]bundle.File, error) {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return nil, err
+	}
+	if fi.IsDir() {
+		return bundle.Read(os.DirFS(p), filepath.ToSlash(filepath.Clean(p)), bundle.DefaultLimits)
+	}
+	k := bundle.Classify(filepath.ToSlash(p))
+	switch k {
+	case bundle.Other:
+		return nil, fmt.Errorf("%s: not a file of a Tungsten bundle: want tmsvc.log, a cctrl output (a name with \"cctrl\" in it) or a bundle's folder", p)
+	case bundle.Replicator, bundle.Connector:
+		return []bundle.File{{Name: p, Kind: k}}, nil
+	}
+	data, err := input.ReadFile(ctx, p, "bundle file", bundle.DefaultLimits.File)
+	if err != nil {
+		return nil, err
+	}
+	return []bundle.File{{Name: p, Kind: k, Data: data}}, nil
+}
