@@ -260,7 +260,8 @@ func (b *builder) datasource(m int, d *Datasource, st *nodeState, prev, at time.
 		src = append(src, d.Status.String())
 	}
 	since := b.since(d.Time)
-	stopped := strings.Contains(d.LastError(), "STOPPED") || d.Dataserver == "STOPPED"
+	le := d.LastError()
+	stopped := strings.Contains(le, "DATASERVER") && strings.Contains(le, "STOPPED") || d.Dataserver == "STOPPED"
 	infer := func() {
 		if st.fault >= 0 || !stopped {
 			return

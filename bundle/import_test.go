@@ -72,7 +72,7 @@ expect db2 shunned after 14:28:18 by 14:31:08`
 func TestImportReplicaBackAndHeal(t *testing.T) {
 	s1 := "COORDINATOR[db1:AUTOMATIC:ONLINE]\n" + ds("db1", "master", "ONLINE", ok) + ds("db2", "slave", "ONLINE", ok)
 	s2 := "COORDINATOR[db1:MAINTENANCE:ONLINE]\n" + ds("db1", "master", "ONLINE", ok) + ds("db2", "slave", "FAILED(DATASERVER 'db2@alpha' STOPPED)", "CRITICAL] [2025/01/24 02:00:00 PM UTC]")
-	s3 := "COORDINATOR[db1:MAINTENANCE:ONLINE]\n" + ds("db1", "master", "ONLINE", ok) + ds("db2", "slave", "ONLINE", "OK] [2025/01/24 02:10:00 PM UTC]")
+	s3 := "COORDINATOR[db1:MAINTENANCE:ONLINE]\n" + ds("db1", "master", "FAILED(REPLICATOR STOPPED)", "CRITICAL] [2025/01/24 02:10:00 PM UTC]") + ds("db2", "slave", "ONLINE", "OK] [2025/01/24 02:10:00 PM UTC]")
 	got, _ := imported(t, "cctrl_ls.txt", s1+s2+s3)
 	want := `cluster db1:master db2:replica
 checker interval=3s timeout=5s
@@ -85,7 +85,7 @@ expect db1 master at 13:58:08
 expect db2 replica at 13:58:08
 expect db1 master at 14:00:08
 expect db2 failed at 14:00:08
-expect db1 master at 14:10:08
+expect db1 failed at 14:10:08
 expect db2 replica at 14:10:08`
 	if got != want {
 		t.Errorf("import:\n%s\nwant:\n%s", got, want)
