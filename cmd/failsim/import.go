@@ -18,8 +18,12 @@ func (m *Main) importCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "import",
 		Short: "turn a failover manager's own records of an incident into a timeline",
-		Long:  `Turn what a failover manager recorded of an incident into a timeline failsim replays: import tungsten reads a Tungsten support bundle.`,
+		Long: `Turn what a failover manager recorded of an incident into a timeline failsim replays:
+import tungsten reads a Tungsten support bundle (docs/import.md).`,
 		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageErr(fmt.Errorf("import: unknown source %q: want tungsten", args[0]), "failsim import tungsten BUNDLE")
+			}
 			return usageErr(fmt.Errorf("import takes a source: tungsten"), "failsim import tungsten BUNDLE")
 		},
 		RunE: func(*cobra.Command, []string) error { return nil },
