@@ -242,6 +242,10 @@ func (b *builder) snapshots(snaps []Snapshot) {
 			}
 			b.datasource(m, &d, &state[m], prev, at, head)
 		}
+		if newMaster < 0 {
+			x := timeline.Expect{Kind: timeline.ExpectNoMaster, Node: -1, To: -1, Window: timeline.Window{After: prev, HasAfter: k > 0, By: at, HasBy: true}}
+			b.expect(x, head, "no datasource is an ONLINE master in this snapshot")
+		}
 		if newMaster >= 0 && newMaster != master && master >= 0 {
 			x := timeline.Expect{Kind: timeline.ExpectFailover, Node: master, To: newMaster, Window: timeline.Window{After: prev, HasAfter: k > 0, By: at, HasBy: true}}
 			b.expect(x, head, fmt.Sprintf("the master changed from %s to %s since the previous snapshot", b.tl.Nodes[master].Name, b.tl.Nodes[newMaster].Name))

@@ -42,24 +42,29 @@ func ds(name, role, state, status string) string {
 const ok = "OK] [2025/01/24 01:00:00 PM UTC]"
 
 // Two nodes split without a witness: each manager's view is itself alone, non-primary, and
-// together they cover the cluster: no primary; each shuns itself.
+// together they cover the cluster: no primary; each shuns itself, and no master is left. A
+// view of both again heals the network.
 func TestImportTwoNodeSplit(t *testing.T) {
 	before := "COORDINATOR[db1:AUTOMATIC:ONLINE]\n" + ds("db1", "master", "ONLINE", ok) + ds("db2", "slave", "ONLINE", ok)
 	after := "COORDINATOR[db1:AUTOMATIC:ONLINE]\n" + ds("db1", "master", "SHUNNED(FAILSAFE_SHUN)", "SHUNNED] [2025/01/24 02:31:00 PM UTC]") + ds("db2", "slave", "SHUNNED(FAILSAFE_SHUN)", "SHUNNED] [2025/01/24 02:31:00 PM UTC]")
 	check := func(who string) string {
 		return "2025/01/24 14:30:40 | CHECKING FOR QUORUM: MUST BE AT LEAST 2 DB MEMBERS\n2025/01/24 14:30:40 | GC VIEW OF CURRENT DB MEMBERS IS: " + who + "\n2025/01/24 14:30:40 | CONCLUSION: I AM IN A NON-PRIMARY PARTITION OF 1 MEMBERS OUT OF A REQUIRED MAJORITY SIZE OF 2\n"
 	}
-	got, res := imported(t, "db1/cctrl_ls.txt", before+after, "db1/tmsvc.log", check("db1"), "db2/tmsvc.log", check("db2"))
+	healed := "2025/01/24 14:40:00 | CHECKING FOR QUORUM: MUST BE AT LEAST 2 DB MEMBERS\n2025/01/24 14:40:00 | GC VIEW OF CURRENT DB MEMBERS IS: db1, db2\n2025/01/24 14:40:00 | CONCLUSION: I AM IN A PRIMARY PARTITION OF 2 DB MEMBERS OUT OF THE REQUIRED MAJORITY OF 2\n"
+	got, res := imported(t, "db1/cctrl_ls.txt", before+after, "db1/tmsvc.log", check("db1")+healed, "db2/tmsvc.log", check("db2"))
 	want := `cluster db1:master db2:replica
 checker interval=3s timeout=5s
 start 2025-01-24T14:28:10Z
 14:30:10 partition db1 | db2
-14:32:08 cluster end
+14:39:50 partition heal
+14:41:00 cluster end
 expect db1 master at 14:28:18
 expect db2 replica at 14:28:18
 expect no primary at 14:30:40
 expect db1 shunned after 14:28:18 by 14:31:08
-expect db2 shunned after 14:28:18 by 14:31:08`
+expect db2 shunned after 14:28:18 by 14:31:08
+expect no master after 14:28:18 by 14:31:08
+expect primary db1 db2 at 14:40:00`
 	if got != want {
 		t.Errorf("import:\n%s\nwant:\n%s", got, want)
 	}
@@ -68,7 +73,8 @@ expect db2 shunned after 14:28:18 by 14:31:08`
 	}
 }
 
-// A failed replica that comes back: the inferred fault, its heal, and the view that heals.
+// A failed replica that comes back: the inferred fault and its heal; a policy that changed
+// between snapshots; a FAILED reason that names no STOPPED dataserver, which implies no fault.
 func TestImportReplicaBackAndHeal(t *testing.T) {
 	s1 := "COORDINATOR[db1:AUTOMATIC:ONLINE]\n" + ds("db1", "master", "ONLINE", ok) + ds("db2", "slave", "ONLINE", ok)
 	s2 := "COORDINATOR[db1:MAINTENANCE:ONLINE]\n" + ds("db1", "master", "ONLINE", ok) + ds("db2", "slave", "FAILED(DATASERVER 'db2@alpha' STOPPED)", "CRITICAL] [2025/01/24 02:00:00 PM UTC]")
@@ -86,7 +92,8 @@ expect db2 replica at 13:58:08
 expect db1 master at 14:00:08
 expect db2 failed at 14:00:08
 expect db1 failed at 14:10:08
-expect db2 replica at 14:10:08`
+expect db2 replica at 14:10:08
+expect no master after 14:00:08 by 14:10:08`
 	if got != want {
 		t.Errorf("import:\n%s\nwant:\n%s", got, want)
 	}
@@ -121,6 +128,28 @@ func TestImportNotImported(t *testing.T) {
 		if !strings.Contains(tail, line) {
 			t.Errorf("the timeline's tail does not list %q", line)
 		}
+	}
+}
+
+// An active witness: in the cluster line, and in the primary view of the side it makes up.
+func TestImportWitness(t *testing.T) {
+	s := "COORDINATOR[db1:AUTOMATIC:ONLINE]\n" + ds("db1", "master", "ONLINE", ok) + ds("db2", "slave", "ONLINE", ok) + "w1(witness:ONLINE)\n"
+	log := `2025/01/24 14:30:40 | CHECKING FOR QUORUM: MUST BE AT LEAST 2 DB MEMBERS OR 1 DB MEMBERS PLUS AT LEAST 1 ACTIVE WITNESS
+2025/01/24 14:30:40 | GC VIEW OF CURRENT DB MEMBERS IS: db2
+2025/01/24 14:30:40 | VALIDATED ACTIVE WITNESS MEMBERS ARE: w1
+2025/01/24 14:30:40 | CONCLUSION: I AM IN A PRIMARY PARTITION WITH 1 VALIDATED DB MEMBERS AND 1 VALIDATED ACTIVE WITNESSES
+`
+	got, _ := imported(t, "cctrl_ls.txt", s, "db2/tmsvc.log", log)
+	want := `cluster db1:master db2:replica w1:witness
+checker interval=3s timeout=5s
+start 2025-01-24T14:28:10Z
+14:30:10 partition db1 | db2 w1
+14:31:40 cluster end
+expect db1 master at 14:28:18
+expect db2 replica at 14:28:18
+expect primary db2 w1 at 14:30:40`
+	if got != want {
+		t.Errorf("import:\n%s\nwant:\n%s", got, want)
 	}
 }
 
