@@ -1,10 +1,12 @@
 package main
 
 import (
+	"archive/zip"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -37,8 +39,8 @@ func (m *Main) importTungstenCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "tungsten",
 		Short: "read a Tungsten support bundle (tpm diag) and write the timeline it implies",
-		Long: `Read one or more Tungsten support bundles, as tpm diag writes them (a folder per host), or
-single files of one, and write the incident timeline they imply: the cluster and policy of the
+		Long: `Read one or more Tungsten support bundles, as tpm diag writes them (a folder per host, or
+its .zip), or single files of one, and write the incident timeline they imply: the cluster and policy of the
 earliest cctrl ls snapshot; at each snapshot an expect line per datasource's state, a
 failover where the master changed and a fault where a state implies one; from tmsvc.log's
 quorum checks, partitions and expect primary / expect no primary. Files are found by name:
@@ -97,6 +99,15 @@ func (m *Main) runImportTungsten(ctx context.Context, out string, paths []string
 	} else if err := output.WriteFile(out, text, paths...); err != nil {
 		return usageErr(fmt.Errorf("import %w", err), "")
 	}
+	if out != "" && out != "-" {
+		// The list is at the timeline's end; with -o it is said here too, where it is seen.
+		for _, n := range res.NotImported {
+			fmt.Fprintf(m.Stderr, "failsim: not imported: %s\n", n.Why)
+			for _, l := range n.Lines {
+				fmt.Fprintf(m.Stderr, "    %s\n", l)
+			}
+		}
+	}
 	skipped := 0
 	for _, s := range res.Skipped {
 		skipped += s.Lines
@@ -107,14 +118,31 @@ func (m *Main) runImportTungsten(ctx context.Context, out string, paths []string
 	return nil
 }
 
-// readBundle reads a bundle folder, or one file of a bundle, told by its name.
+// readBundle reads a bundle folder, a bundle zipped (tpm diag writes a .zip), or one file of
+// a bundle, told by its name.
 func readBundle(ctx context.Context, p string) ([]bundle.File, error) {
 	fi, err := os.Stat(p)
 	if err != nil {
 		return nil, err
 	}
+	name := filepath.ToSlash(filepath.Clean(p))
 	if fi.IsDir() {
-		return bundle.Read(os.DirFS(p), filepath.ToSlash(filepath.Clean(p)), bundle.DefaultLimits)
+		return bundle.Read(os.DirFS(p), name, bundle.DefaultLimits)
+	}
+	if strings.EqualFold(filepath.Ext(p), ".zip") {
+		if !fi.Mode().IsRegular() || fi.Size() > bundle.DefaultLimits.Total {
+			return nil, fmt.Errorf("%s: want a regular file of at most %s", p, input.Size(bundle.DefaultLimits.Total))
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		zr, err := zip.NewReader(f, fi.Size())
+		if err != nil {
+			return nil, fmt.Errorf("%s: not a zip archive: %w", p, err)
+		}
+		return bundle.Read(zr, name, bundle.DefaultLimits)
 	}
 	k := bundle.Classify(filepath.ToSlash(p))
 	switch k {
