@@ -263,6 +263,7 @@ func (b *builder) datasource(m int, d *Datasource, st *nodeState, prev, at time.
 	if !d.Status.isZero() {
 		src = append(src, d.Status.String())
 	}
+	src = slices.Clip(src) // each statement appends its own lines to a copy
 	since := b.since(d.Time)
 	le := d.LastError()
 	stopped := strings.Contains(le, "DATASERVER") && strings.Contains(le, "STOPPED") || d.Dataserver == "STOPPED"
@@ -328,6 +329,7 @@ func (b *builder) quorum(checks []Check) {
 		for _, l := range c.Lines {
 			lines = append(lines, l.String())
 		}
+		lines = slices.Clip(lines) // each statement appends its own lines to a copy
 		if c.Passive {
 			b.note("a quorum check with passive witnesses, which failsim does not model (removed in Tungsten 6.2)", c.Start, c.Conclusion)
 			continue

@@ -190,3 +190,33 @@ func FuzzImport(f *testing.F) {
 		}
 	})
 }
+
+// A master failed over and back as a replica: its fault heals and it is recovered, each event
+// with its own comment.
+func TestImportRecoveredMaster(t *testing.T) {
+	s1 := "COORDINATOR[db1:AUTOMATIC:ONLINE]\n" + ds("db1", "master", "ONLINE", ok) + ds("db2", "slave", "ONLINE", ok)
+	s2 := "COORDINATOR[db2:AUTOMATIC:ONLINE]\n" + ds("db1", "master", "SHUNNED(FAILED-OVER AFTER DATASERVER 'db1@alpha' STOPPED)", "SHUNNED] [2025/01/24 02:00:00 PM UTC]") + ds("db2", "master", "ONLINE", "OK] [2025/01/24 02:00:02 PM UTC]")
+	s3 := "COORDINATOR[db2:AUTOMATIC:ONLINE]\n" + ds("db1", "slave", "ONLINE", "OK] [2025/01/24 02:20:00 PM UTC]") + ds("db2", "master", "ONLINE", "OK] [2025/01/24 02:00:02 PM UTC]")
+	got, res := imported(t, "cctrl_ls.txt", s1+s2+s3)
+	want := `cluster db1:master db2:replica
+checker interval=3s timeout=5s
+start 2025-01-24T13:58:00Z
+14:00:00 db1 refuse
+14:20:00 db1 heal
+14:20:00 db1 recover
+14:21:08 cluster end
+expect db1 master at 13:58:08
+expect db2 replica at 13:58:08
+expect db1 shunned after 13:58:08 by 14:00:10
+expect db2 master at 14:00:10
+expect failover of db1 to db2 after 13:58:08 by 14:00:10
+expect db1 replica at 14:20:08
+expect db2 master at 14:20:08`
+	if got != want {
+		t.Errorf("import:\n%s\nwant:\n%s", got, want)
+	}
+	last := func(i int) string { l := res.Comments.Events[i]; return l[len(l)-1] }
+	if !strings.HasPrefix(last(1), "inferred: ONLINE again") || !strings.HasPrefix(last(2), "inferred: a shunned datasource comes back only by recover") {
+		t.Errorf("comments: %q, %q", last(1), last(2))
+	}
+}
