@@ -45,15 +45,22 @@ const (
 	tail    = time.Minute     // and the end this long after the last
 )
 
+// Options are the settings of the cluster an import is of, which a bundle does not hold.
+type Options struct {
+	// Interval and Timeout are the checker's (mgr_monitor_interval, mon_db_query_timeout);
+	// 0 for timeline.DefaultInterval and timeline.DefaultTimeout.
+	Interval, Timeout time.Duration
+}
+
 // Import builds the timeline a bundle's files imply (files as Read returns them, of one or
 // more bundles): the cluster, roles and policy of the earliest cctrl snapshot; at each
 // snapshot, an expect line per datasource's state, a failover where the master changed, and
 // a fault where a state implies one; from the quorum checks, partition events where a view
 // lacks members and expect primary / expect no primary where the conclusions say so. The
-// checker is the timeline's default. A parse error, or a bundle with no snapshot to take the
-// cluster from, is an error; what cannot be placed is a Note of the Result.
-func Import(files []File) (*Result, error) {
-	b := &builder{res: &Result{}, members: map[string]int{}}
+// checker is opt's. A parse error, or a bundle with no snapshot to take the cluster from, is
+// an error; what cannot be placed is a Note of the Result.
+func Import(files []File, opt Options) (*Result, error) {
+	b := &builder{res: &Result{}, members: map[string]int{}, opt: opt}
 	var snaps []Snapshot
 	var checks []Check
 	for _, f := range files {
@@ -104,6 +111,7 @@ type builder struct {
 	events  []commented[timeline.Event]
 	expects []commented[timeline.Expect]
 	settle  time.Duration // how long after a state's time its expectation is judged: a probe's interval and budget
+	opt     Options
 }
 
 type commented[T any] struct {
@@ -125,7 +133,13 @@ func (b *builder) expect(x timeline.Expect, lines ...string) {
 
 // cluster takes the members and roles from the earliest snapshot.
 func (b *builder) cluster(s *Snapshot) error {
-	tl := &timeline.Timeline{File: "imported.timeline", Interval: timeline.DefaultInterval, Timeout: timeline.DefaultTimeout}
+	tl := &timeline.Timeline{File: "imported.timeline", Interval: b.opt.Interval, Timeout: b.opt.Timeout}
+	if tl.Interval <= 0 {
+		tl.Interval = timeline.DefaultInterval
+	}
+	if tl.Timeout <= 0 {
+		tl.Timeout = timeline.DefaultTimeout
+	}
 	masters := 0
 	var witnesses []string
 	for _, d := range s.Datasources {

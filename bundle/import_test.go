@@ -18,7 +18,7 @@ func imported(t *testing.T, files ...string) (string, *bundle.Result) {
 	for i := 0; i < len(files); i += 2 {
 		fs = append(fs, bundle.File{Name: files[i], Kind: bundle.Classify(files[i]), Data: []byte(files[i+1])})
 	}
-	res, err := bundle.Import(fs)
+	res, err := bundle.Import(fs, bundle.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestImportErrors(t *testing.T) {
 		{[]bundle.File{{Name: "ls.cctrl", Kind: bundle.Cctrl, Data: []byte("COORDINATOR[db1:AUTOMATIC:ONLINE]\n" + ds("db1", "master", "ONLINE", ok) + ds("db1", "slave", "ONLINE", ok))}}, "ls.cctrl:4: datasource db1 is listed twice in one snapshot"},
 		{[]bundle.File{{Name: "ls.cctrl", Kind: bundle.Cctrl, Data: []byte("COORDINATOR[db1:AUTOMATIC:ONLINE]\n" + ds("db1", "composite master", "ONLINE", ok))}}, "ls.cctrl:2: datasource db1: role \"composite master\""},
 	} {
-		_, err := bundle.Import(c.files)
+		_, err := bundle.Import(c.files, bundle.Options{})
 		var fe *fileline.Error
 		if !errors.As(err, &fe) || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("got %v, want a file:line error starting %q", err, c.want)
@@ -176,7 +176,7 @@ func FuzzImport(f *testing.F) {
 	f.Add([]byte(docStates), []byte("2025/01/24 14:59:00 | CHECKING FOR QUORUM: MUST BE AT LEAST 2 DB MEMBERS\n2025/01/24 14:59:00 | GC VIEW OF CURRENT DB MEMBERS IS: db1\n2025/01/24 14:59:00 | CONCLUSION: I AM IN A PRIMARY PARTITION OF 2 DB MEMBERS OUT OF THE REQUIRED MAJORITY OF 2\n"))
 	f.Add([]byte("COORDINATOR[db1:AUTOMATIC:ONLINE]\n"+ds("db1", "master", "ONLINE", ok)+ds("w1", "witness", "ONLINE", ok)), []byte(""))
 	f.Fuzz(func(t *testing.T, ls, log []byte) {
-		res, err := bundle.Import([]bundle.File{{Name: "cctrl_ls.txt", Kind: bundle.Cctrl, Data: ls}, {Name: "tmsvc.log", Kind: bundle.ManagerLog, Data: log}})
+		res, err := bundle.Import([]bundle.File{{Name: "cctrl_ls.txt", Kind: bundle.Cctrl, Data: ls}, {Name: "tmsvc.log", Kind: bundle.ManagerLog, Data: log}}, bundle.Options{})
 		if err != nil {
 			var fe *fileline.Error
 			if !errors.As(err, &fe) {

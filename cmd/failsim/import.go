@@ -36,6 +36,7 @@ import tungsten reads a Tungsten support bundle (docs/import.md).`,
 
 func (m *Main) importTungstenCmd() *cobra.Command {
 	var out string
+	var opt bundle.Options
 	c := &cobra.Command{
 		Use:   "tungsten",
 		Short: "read a Tungsten support bundle (tpm diag) and write the timeline it implies",
@@ -47,7 +48,8 @@ quorum checks, partitions and expect primary / expect no primary. Files are foun
 tmsvc.log (the manager's log), any name with "cctrl" in it (cctrl output); trepsvc.log and
 connector.log are listed, not read. Above every statement a comment names the bundle's file
 and line it came from and what was inferred; what could not be placed is listed at the end as
-not imported. The timeline goes to standard output, or with -o to FILE, written whole or not
+not imported. --interval and --timeout are the cluster's checker (mgr_monitor_interval,
+mon_db_query_timeout), which a bundle does not hold. The timeline goes to standard output, or with -o to FILE, written whole or not
 at all. docs/import.md says what a bundle cannot tell and how to fill it in.
 Exit 0 on success, 2 for bad input (the message names the file and line).`,
 		Annotations: map[string]string{argsAnnotation: "BUNDLE..."},
@@ -58,14 +60,19 @@ Exit 0 on success, 2 for bad input (the message names the file and line).`,
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			return m.runImportTungsten(c.Context(), out, args)
+			return m.runImportTungsten(c.Context(), out, opt, args)
 		},
 	}
 	c.Flags().StringVarP(&out, "output", "o", "", "write the timeline to `FILE` (default: standard output)")
+	intervalVar(c, &opt.Interval)
+	c.Flags().DurationVar(&opt.Timeout, "timeout", timeline.DefaultTimeout, "the checker's probe budget, a `DURATION` (the cluster's mon_db_query_timeout)")
 	return c
 }
 
-func (m *Main) runImportTungsten(ctx context.Context, out string, paths []string) error {
+func (m *Main) runImportTungsten(ctx context.Context, out string, opt bundle.Options, paths []string) error {
+	if err := checkerFlags(opt.Interval, opt.Timeout); err != nil {
+		return err
+	}
 	if out != "" && out != "-" {
 		if err := output.Check(out, paths...); err != nil {
 			return usageErr(fmt.Errorf("import %w", err), "")
@@ -79,7 +86,7 @@ func (m *Main) runImportTungsten(ctx context.Context, out string, paths []string
 		}
 		files = append(files, fs...)
 	}
-	res, err := bundle.Import(files)
+	res, err := bundle.Import(files, opt)
 	if err != nil {
 		return usageErr(err, "")
 	}
