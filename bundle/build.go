@@ -26,6 +26,9 @@ type Result struct {
 	// Unread are the files the importer found and did not read (the replicator's and the
 	// connector's logs).
 	Unread []string
+	// Repeats counts the quorum checks that repeat their log's previous one (the same view and
+	// conclusion, the network unchanged), whose expectation is not written again.
+	Repeats int
 }
 
 // FileCount is a count of lines of one file.
@@ -112,6 +115,7 @@ type builder struct {
 	expects []commented[timeline.Expect]
 	settle  time.Duration // how long after a state's time its expectation is judged: a probe's interval and budget
 	opt     Options
+	repeats int // quorum checks that repeat their log's previous one, not written again
 }
 
 type commented[T any] struct {
@@ -338,6 +342,8 @@ func (b *builder) quorum(checks []Check) {
 	var seg []int // the network as last placed: nil for one
 	var last time.Duration
 	noPrimaryAt := map[time.Duration]bool{}
+	prevKey := map[string]string{} // by log: the previous check's view and conclusion
+	repeats := 0
 	for i, c := range checks {
 		lines := make([]string, 0, len(c.Lines))
 		for _, l := range c.Lines {
@@ -354,6 +360,7 @@ func (b *builder) quorum(checks []Check) {
 		}
 		q := b.since(c.Time)
 		all := len(view) == n
+		placed := len(b.events)
 		switch {
 		case !all && !sameSide(seg, view, n):
 			seg = split(seg, view, n)
@@ -368,6 +375,12 @@ func (b *builder) quorum(checks []Check) {
 				fmt.Sprintf("inferred: this view holds every member again, so the network healed; views merge at the first tick after (placed %s before the check)", tick))...)
 			last = at
 		}
+		key := fmt.Sprint(view, c.Primary)
+		if prevKey[c.Start.File] == key && len(b.events) == placed {
+			repeats++ // the same view and conclusion as its log's previous check, and the network unchanged
+			continue
+		}
+		prevKey[c.Start.File] = key
 		switch {
 		case c.Primary:
 			b.expect(timeline.Expect{Kind: timeline.ExpectPrimary, Node: -1, To: -1, Members: view, At: q}, lines...)
@@ -380,6 +393,7 @@ func (b *builder) quorum(checks []Check) {
 			b.note(fmt.Sprintf("the view %s is not primary, and the bundle has no check of the other side's: a timeline can say \"expect primary VIEW\" or \"expect no primary\", not that one view is not primary", b.names(view)), c.Start, c.Conclusion)
 		}
 	}
+	b.repeats = repeats
 }
 
 // view is a check's view as member indices, ascending: the DB members of the group view and
@@ -513,6 +527,10 @@ func (b *builder) finish() *Result {
 	}
 	b.tl.End = end + tail
 	c.Head = []string{"Imported by failsim import tungsten. Above each statement: the bundle's lines it came from", "(file:line) and what was inferred. docs/import.md says what a bundle cannot tell."}
+	if b.repeats > 0 {
+		c.Head = append(c.Head, fmt.Sprintf("%d quorum checks repeat their log's previous one (the same view and conclusion, the network unchanged): not written again.", b.repeats))
+	}
+	b.res.Repeats = b.repeats
 	r := b.res
 	if len(r.NotImported) > 0 || len(r.Unread) > 0 {
 		c.Tail = append(c.Tail, "Not imported:")

@@ -220,3 +220,24 @@ expect db2 master at 14:20:08`
 		t.Errorf("comments: %q, %q", last(1), last(2))
 	}
 }
+
+// A log of a quiet cluster repeats one check: one expectation stands for the run, and the
+// head says how many were not written again; a change of view is written.
+func TestImportRepeatedChecks(t *testing.T) {
+	s := "COORDINATOR[db1:AUTOMATIC:ONLINE]\n" + ds("db1", "master", "ONLINE", ok) + ds("db2", "slave", "ONLINE", ok)
+	check := func(at, view, conclusion string) string {
+		return "2025/01/24 " + at + " | CHECKING FOR QUORUM: MUST BE AT LEAST 2 DB MEMBERS\n2025/01/24 " + at + " | GC VIEW OF CURRENT DB MEMBERS IS: " + view + "\n2025/01/24 " + at + " | CONCLUSION: " + conclusion + "\n"
+	}
+	primary := "I AM IN A PRIMARY PARTITION OF 2 DB MEMBERS OUT OF THE REQUIRED MAJORITY OF 2"
+	log := check("14:00:00", "db1, db2", primary) + check("14:00:10", "db1, db2", primary) + check("14:00:20", "db2, db1", primary) + check("14:00:30", "db1", "I AM IN A NON-PRIMARY PARTITION OF 1 MEMBERS OUT OF A REQUIRED MAJORITY SIZE OF 2")
+	got, res := imported(t, "cctrl_ls.txt", s, "db1/tmsvc.log", log)
+	if n := strings.Count(got, "expect primary db1 db2"); n != 1 || res.Repeats != 2 {
+		t.Errorf("%d primary expectations, %d repeats, want 1 and 2:\n%s", n, res.Repeats, got)
+	}
+	if !strings.Contains(got, "14:00:00 partition db1 | db2") {
+		t.Errorf("the change of view is not written:\n%s", got)
+	}
+	if h := res.Comments.Head[len(res.Comments.Head)-1]; !strings.HasPrefix(h, "2 quorum checks repeat") {
+		t.Errorf("head %q", h)
+	}
+}
