@@ -219,6 +219,7 @@ func (b *builder) clock(d time.Duration) string { return timeline.Clock(b.tl.Sta
 type nodeState struct {
 	fault   time.Duration // the inferred fault's time; -1 for none in force
 	shunned bool
+	seen    time.Duration // the judging time of the last snapshot that showed it; 0 for none
 }
 
 // snapshots turns each snapshot into expect lines, failovers and inferred faults.
@@ -229,7 +230,8 @@ func (b *builder) snapshots(snaps []Snapshot) {
 	}
 	master := slices.IndexFunc(b.tl.Nodes, func(n fence.NodeConfig) bool { return n.Role == fence.Master })
 	policy := b.tl.Policy
-	prev := time.Duration(0) // the previous snapshot's judging time: the window a change fell in opens there
+	prev := time.Duration(0) // the previous snapshot's judging time
+	good := time.Duration(0) // the previous snapshot's that was evidence of the cluster (not stale)
 	for k := range snaps {
 		s := &snaps[k]
 		at := b.since(s.Time()) + b.settle
@@ -243,10 +245,23 @@ func (b *builder) snapshots(snaps []Snapshot) {
 			policy = pol
 		}
 		newMaster := -1
+		masterSeen := time.Duration(0)
+		if master >= 0 {
+			masterSeen = state[master].seen
+		}
+		// A snapshot taken where the coordinator shunned itself is that manager's copy, kept
+		// in a non-primary partition: what it says of the others is stale, not evidence.
+		stale := slices.ContainsFunc(s.Datasources, func(d Datasource) bool {
+			return d.Name == s.Coordinator && strings.HasPrefix(d.ShunReason(), "FAILSAFE")
+		})
 		for _, d := range s.Datasources {
 			m, ok := b.members[d.Name]
 			if !ok {
 				b.note("a datasource the earliest snapshot does not name: the timeline's cluster is fixed at its start", d.Source)
+				continue
+			}
+			if stale && d.Name != s.Coordinator {
+				b.note(fmt.Sprintf("%s's state in a snapshot whose coordinator %s had shunned itself (FAILSAFE-SHUN): that manager's copy of the cluster, kept in a non-primary partition, not evidence of %s", d.Name, s.Coordinator, d.Name), d.Source)
 				continue
 			}
 			if m >= len(b.tl.Nodes) {
@@ -258,25 +273,32 @@ func (b *builder) snapshots(snaps []Snapshot) {
 			if d.Role == "master" && d.State == "ONLINE" {
 				newMaster = m
 			}
-			b.datasource(m, &d, &state[m], prev, at, head)
+			b.datasource(m, &d, &state[m], at, head)
+		}
+		if stale {
+			prev = at
+			continue
 		}
 		if newMaster < 0 {
-			x := timeline.Expect{Kind: timeline.ExpectNoMaster, Node: -1, To: -1, Window: timeline.Window{After: prev, HasAfter: k > 0, By: at, HasBy: true}}
+			x := timeline.Expect{Kind: timeline.ExpectNoMaster, Node: -1, To: -1, Window: timeline.Window{After: good, HasAfter: good > 0, By: at, HasBy: true}}
 			b.expect(x, head, "no datasource is an ONLINE master in this snapshot")
 		}
 		if newMaster >= 0 && newMaster != master && master >= 0 {
-			x := timeline.Expect{Kind: timeline.ExpectFailover, Node: master, To: newMaster, Window: timeline.Window{After: prev, HasAfter: k > 0, By: at, HasBy: true}}
-			b.expect(x, head, fmt.Sprintf("the master changed from %s to %s since the previous snapshot", b.tl.Nodes[master].Name, b.tl.Nodes[newMaster].Name))
+			x := timeline.Expect{Kind: timeline.ExpectFailover, Node: master, To: newMaster, Window: timeline.Window{After: masterSeen, HasAfter: masterSeen > 0, By: at, HasBy: true}}
+			b.expect(x, head, fmt.Sprintf("the master changed from %s to %s since the last snapshot that showed %s", b.tl.Nodes[master].Name, b.tl.Nodes[newMaster].Name, b.tl.Nodes[master].Name))
 		}
 		if newMaster >= 0 {
 			master = newMaster
 		}
-		prev = at
+		prev, good = at, at
 	}
 }
 
-// datasource places one datasource of a snapshot judged at at, whose window opens at prev.
-func (b *builder) datasource(m int, d *Datasource, st *nodeState, prev, at time.Duration, head string) {
+// datasource places one datasource of a snapshot judged at at: a change of its state fell
+// after the last snapshot that showed it (st.seen).
+func (b *builder) datasource(m int, d *Datasource, st *nodeState, at time.Duration, head string) {
+	prev := st.seen
+	defer func() { st.seen = at }()
 	src := []string{head, d.Source.String()}
 	if !d.Status.isZero() {
 		src = append(src, d.Status.String())
