@@ -228,10 +228,8 @@ func (p *lsParser) header(s string, src Source) (Datasource, bool, error) {
 	}
 	rest = strings.TrimPrefix(rest, ":ARCHIVE ")
 	if strings.HasPrefix(rest, "(") {
-		end, ok := matching(rest, 0)
-		if !ok {
-			return Datasource{}, true, p.errf("datasource %s: unbalanced parentheses in its reason", name)
-		}
+		// Within the header's balanced parentheses, the reason's always close.
+		end, _ := matching(rest, 0)
 		d.Reason, rest = rest[1:end], rest[end+1:]
 	}
 	if rest != "" && !strings.HasPrefix(rest, ",") {

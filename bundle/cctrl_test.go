@@ -79,6 +79,8 @@ func TestParseLsErrors(t *testing.T) {
 		{"COORDINATOR[db1:AUTOMATIC:ONLINE]\n", "ls.txt:1: a COORDINATOR line with no datasource after it: the output is cut short"},
 		{"COORDINATOR[db1:AUTOMATIC:ONLINE]\ndb1(master:ONLINE)\n", "ls.txt:2: datasource db1 has no STATUS line: the output is cut short"},
 		{"COORDINATOR[db1:AUTOMATIC:ONLINE]\ndb1(master:ONLINE\n", "ls.txt:2: datasource db1: unbalanced parentheses"},
+		{"COORDINATOR[db1:AUTOMATIC:ONLINE]\ndb1(master)\n", "ls.txt:2: datasource db1: want NAME(ROLE:STATE...), got \"db1(master)\""},
+		{"COORDINATOR[db1:AUTOMATIC:ONLINE]\ndb1(master:FAILED(x(y), progress=1)\n", "ls.txt:2: datasource db1: unbalanced parentheses (is the line cut short?)"},
 		{"COORDINATOR[db1:AUTOMATIC:ONLINE]\ndb1(master:online)\n", "ls.txt:2: datasource db1: no state after \"master:\""},
 		{"COORDINATOR[db1:AUTOMATIC:ONLINE]\ndb1(master:ONLINE x)\n", "ls.txt:2: datasource db1: unexpected \" x\" after its state"},
 		{"COORDINATOR[db1:AUTOMATIC:ONLINE]\ndb1(master:ONLINE)\nSTATUS [OK] [2025/01/24 14:59:42 UTC]\n", "ls.txt:3: STATUS time \"2025/01/24 14:59:42 UTC\": want yyyy/MM/dd hh:mm:ss AM|PM ZONE"},
