@@ -383,3 +383,24 @@ func TestTimeoutArmedStartsAtItsTrigger(t *testing.T) {
 		t.Errorf("closed %v after the trigger, want no sooner than 200ms", took)
 	}
 }
+
+// TestClientFirstStreamIsNotFramed: a client that speaks before its server (not MySQL: an
+// HTTP or Redis client through toxiproxy's API) has its bytes forwarded as they come, a
+// message shorter than a MySQL header included; so does one whose server greets otherwise.
+func TestClientFirstStreamIsNotFramed(t *testing.T) {
+	_, n := start(t, echo(t), "heal")
+	c := mustDial(t, n.Addr())
+	c.Write([]byte("hi\n"))
+	expectBytes(t, c, []byte("hi\n"), "3 bytes before the server spoke")
+	c.Write([]byte("ok"))
+	expectBytes(t, c, []byte("ok"), "then 2 more")
+
+	addr, conns := upstreamSink(t)
+	_, n2 := start(t, addr, "heal")
+	c2 := mustDial(t, n2.Addr())
+	up := accepted(t, conns)
+	up.Write([]byte("+OK redis-like greeting\r\n"))
+	expectBytes(t, c2, []byte("+OK redis-like greeting\r\n"), "a greeting that is not MySQL's")
+	c2.Write([]byte("Q\r\n"))
+	expectBytes(t, up, []byte("Q\r\n"), "3 bytes after a greeting that is not MySQL's")
+}
