@@ -463,7 +463,7 @@ func (c *conn) pumpUp(up *net.TCPConn) {
 	dropping := false // the packet in progress is swallowed (answered by an injected ERR)
 	first := true     // the next packet is the client's first (its login)
 	answered := false // the client's first packet arrived whole: the handshake bound is over
-	raw := false // the stream is not MySQL: the client's bytes pass unframed
+	raw := false      // the stream is not MySQL: the client's bytes pass unframed
 	for {
 		nr, rerr := c.client.Read(buf[carry:])
 		p := buf[:carry+nr]
