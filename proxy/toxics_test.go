@@ -320,6 +320,14 @@ func TestChainOfToxics(t *testing.T) {
 		t.Fatalf("a toxic beside an armed mode: %v, want ErrModeStandsAlone", err)
 	}
 	n.ResetToxics()
+	if _, err := n.AddToxic(Toxic{Type: "noop", Toxicity: 1}); err != nil {
+		t.Fatalf("toxiproxy's noop: %v", err)
+	}
+	c2 := mustDial(t, n.Addr())
+	up2 := accepted(t, conns)
+	up2.Write([]byte("noop passes"))
+	expectBytes(t, c2, []byte("noop passes"), "through a noop")
+	n.ResetToxics()
 	if len(n.Toxics()) != 0 || n.Status().Mode != "heal" {
 		t.Fatalf("after ResetToxics: %+v, %q", n.Toxics(), n.Status().Mode)
 	}
