@@ -27,6 +27,12 @@ type Config struct {
 	// (logic/topology_recovery.go:1634-1643, openark/orchestrator#1260); it still holds back a
 	// DeadMaster recovery for EmergencyGrace.
 	MariaDBGTID bool
+	// Near, when NearOK, is the member (a node, or a witness after the nodes, as
+	// act.Action.Segments counts them) whose network segment Orchestrator's host is on during a
+	// partition. Without NearOK (the zero value) Orchestrator reaches every node whatever the
+	// partition.
+	Near   int
+	NearOK bool
 }
 
 // node is one instance: the world's side of it and what Orchestrator holds of it.
@@ -73,6 +79,7 @@ type Machine struct {
 	err     error
 	out     []act.Event
 	reads   []orchestrator.ReplicaRead // analyse's, reused
+	seg     []int                      // each member's network segment during a partition; nil for one network
 }
 
 // New returns a fresh machine.
@@ -99,8 +106,10 @@ func (m *Machine) Len() int { return len(m.nodes) }
 
 // Apply implements drive.Machine: a host going down takes its database with it (as fault
 // hostdown does); maintenance policy downtimes the master (Orchestrator's maintenance
-// analog); the Tungsten managers' own actions (manager up or down, partitions of the
-// managers' network, an operator's recover) mean nothing to Orchestrator.
+// analog); a partition cuts the replicas from a master on another segment (as blackhole: no
+// packet passes) and Orchestrator, beside Config.Near, from the nodes on other segments; the
+// Tungsten managers' own actions (manager up or down, an operator's recover) mean nothing to
+// Orchestrator.
 func (m *Machine) Apply(t time.Duration, a *act.Action) {
 	m.before(t)
 	switch a.Kind {
@@ -111,7 +120,31 @@ func (m *Machine) Apply(t time.Duration, a *act.Action) {
 		}
 	case act.SetPolicy:
 		m.down = a.Policy == fence.Maintenance
+	case act.Partition:
+		m.seg = append(m.seg[:0], a.Segments...)
+		if a.Segments == nil {
+			m.seg = nil
+		}
+		m.pathChanged(t)
 	}
+}
+
+// cut reports whether a partition separates members i and j.
+func (m *Machine) cut(i, j int) bool {
+	return m.seg != nil && i < len(m.seg) && j < len(m.seg) && m.seg[i] != m.seg[j]
+}
+
+// reached is the fault Orchestrator's read of node i meets: a partition between them drops
+// every packet (as blackhole: the dial hangs), a host down is down, else the node's link fault.
+func (m *Machine) reached(i int) fault.Fault {
+	n := &m.nodes[i]
+	switch {
+	case m.cfg.NearOK && m.cut(m.cfg.Near, i):
+		return fault.Fault{Kind: fault.Blackhole}
+	case n.hostDown:
+		return fault.Fault{Kind: fault.HostDown}
+	}
+	return n.fault
 }
 
 // Fault tells the machine that node i's link has fault f from t on (the driver's
@@ -160,8 +193,9 @@ func (m *Machine) Replicate(t time.Duration, in repl.Input) {
 	}
 }
 
-// path is the fault on replica i's path to its master now: its own frozen link is a freeze,
-// else its master's link fault (hostdown where the master's host is down).
+// path is the fault on replica i's path to its master now: its own frozen link is a freeze, a
+// partition between them a blackhole, else its master's link fault (hostdown where the
+// master's host is down).
 func (m *Machine) path(i int) fault.Fault {
 	n := &m.nodes[i]
 	if n.frozen {
@@ -171,7 +205,10 @@ func (m *Machine) path(i int) fault.Fault {
 		return fault.Fault{}
 	}
 	mm := &m.nodes[n.master]
-	if mm.hostDown {
+	switch {
+	case m.cut(i, n.master):
+		return fault.Fault{Kind: fault.Blackhole}
+	case mm.hostDown:
 		return fault.Fault{Kind: fault.HostDown}
 	}
 	return mm.fault
@@ -292,7 +329,7 @@ func (m *Machine) Next() (time.Duration, bool) {
 // settled reports whether no tick can change anything until an input: no fault, every read
 // fine and up to date, no problem found.
 func (m *Machine) settled() bool {
-	if m.code != orchestrator.NoProblem {
+	if m.code != orchestrator.NoProblem || m.seg != nil {
 		return false
 	}
 	for i := range m.nodes {

@@ -199,3 +199,38 @@ func TestFailOnLag(t *testing.T) {
 		t.Errorf("got:\n%s", got)
 	}
 }
+
+// TestPartition: Orchestrator beside db3, the master db1 cut from db2 and db3: db1 is read as
+// through a blackhole (invalid a second into the read at 60 s), db3's stream times out 60 s
+// after its last heartbeat (at 30 s), and db2, on db1's side, cannot be read (a replica's
+// hanging read counts as read until it fails: inst/analysis_dao.go:195-200 looks at
+// last_checked alone): at 91 s DeadMasterAndSomeReplicas, and with recovery on, db3 is
+// promoted and db2 lost.
+func TestPartition(t *testing.T) {
+	m := New(Config{Orchestrator: recovering(), Replica: orchestrator.DefaultReplica(), Nodes: 3, Master: 0, End: 300 * s, MariaDBGTID: true, Near: 2, NearOK: true, Cluster: orchestrator.Cluster{Name: "db1"}})
+	m.Apply(59*s, &act.Action{Kind: act.Partition, Segments: []int{0, 0, 1}})
+	var b strings.Builder
+	for {
+		next, ok := m.Next()
+		if !ok || next > 120*s {
+			break
+		}
+		m.Step(next)
+		for _, ev := range m.Ready() {
+			d, _ := Describe(names, ev)
+			b.WriteString(ev.When().String() + " " + d + "\n")
+		}
+		m.Advance()
+	}
+	want := `1m1s orchestrator: db1 last check invalid
+1m1s orchestrator: db2 last check invalid
+1m1s orchestrator: db1 UnreachableMaster (replicas 2, read 2, replicating 2, lagging 0)
+1m30s db3 I/O thread not replicating
+1m31s orchestrator: db1 DeadMasterAndSomeReplicas (replicas 2, read 1, replicating 0, lagging 0)
+1m31s orchestrator: db1 DeadMasterAndSomeReplicas: recovery promotes db3, loses db2
+1m31s orchestrator: db3 NoProblem (replicas 0, read 0, replicating 0, lagging 0)
+`
+	if got := b.String(); !strings.HasPrefix(got, want) {
+		t.Errorf("got:\n%swant:\n%s", got, want)
+	}
+}

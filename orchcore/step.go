@@ -3,7 +3,6 @@ package orchcore
 import (
 	"time"
 
-	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/orchestrator"
 	"github.com/failsim/failsim/statemap"
 )
@@ -137,11 +136,7 @@ func (m *Machine) tick(t time.Duration) {
 func (m *Machine) read(t time.Duration, i int, emergent bool) {
 	c := m.cfg.Orchestrator
 	n := &m.nodes[i]
-	f := n.fault
-	if n.hostDown {
-		f = fault.Fault{Kind: fault.HostDown}
-	}
-	r, err := orchestrator.ReadUnder(c, f)
+	r, err := orchestrator.ReadUnder(c, m.reached(i))
 	if err != nil {
 		m.err = err
 		return

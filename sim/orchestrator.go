@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/failsim/failsim/act"
@@ -20,7 +21,8 @@ import (
 
 // ReplayOrchestrator runs tl under Orchestrator's rules, with its settings cfg and MariaDB's
 // default replica settings (GTID replication, as failsim's live cluster), the timeline's
-// promotion rules and data centres, in virtual time, and tells each observer what happens: the
+// promotion rules and data centres, Orchestrator's host beside the timeline's "near" member
+// in a partition, in virtual time, and tells each observer what happens: the
 // driver's echoes of the timeline's faults and package orchcore's events (orchcore.Describe
 // says them). It returns the machine as it stands at the end. A fault or replication event the
 // model does not cover is a *fileline.Error at its line.
@@ -42,10 +44,11 @@ func ReplayOrchestrator(tl *timeline.Timeline, cfg orchestrator.Config, obs ...d
 	for i, name := range tl.Promotion {
 		rules[i], _ = orchestrator.ParseRule(name) // the parser checked it; "" is neutral
 	}
+	near := slices.Index(tl.Names(), tl.ManagerNear)
 	m := orchcore.New(orchcore.Config{
 		Orchestrator: cfg, Replica: orchestrator.DefaultReplica(), Nodes: len(tl.Nodes), Master: master,
 		Cluster: orchestrator.Cluster{Name: tl.Nodes[max(master, 0)].Name}, End: tl.End, MariaDBGTID: true,
-		Rules: rules, DCs: tl.DataCenters,
+		Rules: rules, DCs: tl.DataCenters, Near: near, NearOK: tl.ManagerNear != "" && near >= 0,
 	})
 	var evs []timeline.ReplEvent
 	if tl.Repl != nil {

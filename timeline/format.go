@@ -157,6 +157,9 @@ func (f *formatter) header() {
 			}
 			f.printf(" config %s", filepath.ToSlash(path))
 		}
+		if tl.ManagerNear != "" {
+			f.printf(" near %s", tl.ManagerNear)
+		}
 		f.printf("\n")
 	}
 	if r := tl.Repl; r != nil {

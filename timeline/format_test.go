@@ -239,12 +239,12 @@ func FuzzFormat(f *testing.F) {
 
 // TestFormatManager: the manager statement and its config are written back.
 func TestFormatManager(t *testing.T) {
-	data := []byte("cluster db1:master db2:replica\nmanager orchestrator config conf/o.json\n\n00:00:10 db1 refuse\n")
+	data := []byte("cluster db1:master db2:replica\nmanager orchestrator config conf/o.json near db2\n\n00:00:10 db1 refuse\n")
 	if !roundTrip(t, "dir/m.timeline", data) {
 		t.Fatal("did not parse")
 	}
 	tl, _ := timeline.Parse("dir/m.timeline", data)
-	if text := string(timeline.Format(tl)); !strings.Contains(text, "\nmanager orchestrator config conf/o.json\n") {
+	if text := string(timeline.Format(tl)); !strings.Contains(text, "\nmanager orchestrator config conf/o.json near db2\n") {
 		t.Errorf("written:\n%s", text)
 	}
 }

@@ -363,9 +363,10 @@ func (p *parser) setting(w []string) error {
 // words of a "manager" statement and of a command's --manager: a fresh slice each call.
 func Managers() []string { return []string{"tungsten", "orchestrator"} }
 
-// manager reads a "manager" statement's words after "manager".
+// manager reads a "manager" statement's words after "manager": tungsten, or orchestrator with
+// at most one config FILE and one near MEMBER, in any order.
 func (p *parser) manager(args []string) error {
-	const usage = "want \"manager tungsten\", \"manager orchestrator\" or \"manager orchestrator config FILE\""
+	const usage = "want \"manager tungsten\" or \"manager orchestrator [config FILE] [near MEMBER]\""
 	if len(args) == 0 {
 		return p.errf("manager names none: %s", usage)
 	}
@@ -373,20 +374,37 @@ func (p *parser) manager(args []string) error {
 		return p.errf("manager %q: failsim knows %s; %s", args[0], strings.Join(Managers(), " and "), usage)
 	}
 	p.tl.Manager, p.tl.ManagerLine = args[0], p.line
-	switch {
-	case len(args) == 1:
-		return nil
-	case len(args) == 3 && args[1] == "config" && args[0] == "orchestrator":
-		path := args[2]
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(filepath.Dir(p.tl.File), path)
+	if args[0] == "tungsten" {
+		if len(args) > 1 {
+			return p.errf("manager tungsten takes no config: its settings are the statemap's (\"statemap FILE\")")
 		}
-		p.tl.ManagerConfig = path
 		return nil
-	case args[0] == "tungsten":
-		return p.errf("manager tungsten takes no config: its settings are the statemap's (\"statemap FILE\")")
 	}
-	return p.errf("manager orchestrator: %q: %s", strings.Join(args[1:], " "), usage)
+	for rest := args[1:]; len(rest) > 0; rest = rest[2:] {
+		if len(rest) < 2 || (rest[0] != "config" && rest[0] != "near") {
+			return p.errf("manager orchestrator: %q: %s", strings.Join(rest, " "), usage)
+		}
+		switch rest[0] {
+		case "config":
+			if p.tl.ManagerConfig != "" {
+				return p.errf("manager orchestrator: config is given twice")
+			}
+			path := rest[1]
+			if !filepath.IsAbs(path) {
+				path = filepath.Join(filepath.Dir(p.tl.File), path)
+			}
+			p.tl.ManagerConfig = path
+		case "near":
+			if p.tl.ManagerNear != "" {
+				return p.errf("manager orchestrator: near is given twice")
+			}
+			if _, ok := p.members[rest[1]]; !ok {
+				return p.errf("manager orchestrator near %q: the cluster has %s", rest[1], p.memberList())
+			}
+			p.tl.ManagerNear = rest[1]
+		}
+	}
+	return nil
 }
 
 // perNode reads a "promotion" or "datacenter" statement: NODE=VALUE for some of the

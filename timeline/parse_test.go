@@ -118,11 +118,11 @@ expect no master after 21:12:00 by 21:13:00
 // TestParseManager: the manager statement names the manager and its config, resolved against
 // the timeline's folder.
 func TestParseManager(t *testing.T) {
-	tl, err := timeline.Parse("dir/t.timeline", []byte("cluster db1:master db2:replica\nmanager orchestrator config o.json\n"))
+	tl, err := timeline.Parse("dir/t.timeline", []byte("cluster db1:master db2:replica w1:witness\nmanager orchestrator near w1 config o.json\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tl.Manager != "orchestrator" || tl.ManagerConfig != filepath.Join("dir", "o.json") || tl.ManagerLine != 2 {
+	if tl.Manager != "orchestrator" || tl.ManagerConfig != filepath.Join("dir", "o.json") || tl.ManagerLine != 2 || tl.ManagerNear != "w1" {
 		t.Errorf("manager %q config %q line %d", tl.Manager, tl.ManagerConfig, tl.ManagerLine)
 	}
 	tl, err = timeline.Parse("t.timeline", []byte("cluster db1:master db2:replica\n"))
@@ -176,7 +176,11 @@ func TestTimelineErrors(t *testing.T) {
 		{c2 + "start\n", "t.timeline:2: start takes one time: HH:MM:SS or an RFC 3339 time"},
 		{c2 + "start noon\n", "t.timeline:2: start \"noon\": want HH:MM:SS or an RFC 3339 time such as 2024-05-01T21:00:00Z"},
 		{c2 + "policy manual\npolicy automatic\n", "t.timeline:3: \"policy\" is already set at line 2"},
-		{c2 + "manager\n", "t.timeline:2: manager names none: want \"manager tungsten\", \"manager orchestrator\" or \"manager orchestrator config FILE\""},
+		{c2 + "manager\n", "t.timeline:2: manager names none: want \"manager tungsten\" or \"manager orchestrator [config FILE] [near MEMBER]\""},
+		{c2 + "manager orchestrator near db9\n", "t.timeline:2: manager orchestrator near \"db9\": the cluster has db1, db2"},
+		{c2 + "manager orchestrator near db1 near db2\n", "t.timeline:2: manager orchestrator: near is given twice"},
+		{c2 + "manager orchestrator config a config b\n", "t.timeline:2: manager orchestrator: config is given twice"},
+		{c2 + "manager orchestrator near\n", "t.timeline:2: manager orchestrator: \"near\": want"},
 		{c2 + "manager mha\n", "t.timeline:2: manager \"mha\": failsim knows tungsten and orchestrator; want"},
 		{c2 + "manager tungsten config x.json\n", "t.timeline:2: manager tungsten takes no config: its settings are the statemap's (\"statemap FILE\")"},
 		{c2 + "manager orchestrator conf x.json\n", "t.timeline:2: manager orchestrator: \"conf x.json\": want"},

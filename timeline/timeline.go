@@ -62,6 +62,10 @@ type Timeline struct {
 	// manager's defaults); ManagerLine is the statement's line, for errors about the file.
 	Manager, ManagerConfig string
 	ManagerLine            int
+	// ManagerNear is the member whose host's network segment Orchestrator's host is on during
+	// a partition ("manager orchestrator near MEMBER"); "" for none: Orchestrator reaches every
+	// member whatever the partition.
+	ManagerNear string
 	// Promotion is the "promotion" statement's: per node (cluster order), its Orchestrator
 	// promotion rule as Orchestrator spells it, "" where none is set (neutral). Nil without the
 	// statement.
