@@ -16,9 +16,9 @@ func (m *Machine) Step(t time.Duration) {
 	if m.err != nil {
 		return
 	}
-	m.tellIO(t)
 	first := orchestrator.TickAtOrAfter(m.last+1, orchestrator.RecoveryPoll)
 	if first > t {
+		m.tellIO(t)
 		return
 	}
 	if m.settled() {
@@ -39,9 +39,11 @@ func (m *Machine) Step(t time.Duration) {
 		first = last
 	}
 	for tick := first; tick <= t && m.err == nil; tick += orchestrator.RecoveryPoll {
+		m.tellIO(tick) // in time order: the changes by each tick before it
 		m.tick(tick)
 		m.last = tick
 	}
+	m.tellIO(t)
 }
 
 // before runs the ticks before t, under the world as it stood, before an input at t changes

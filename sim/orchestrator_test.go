@@ -2,11 +2,14 @@ package sim_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/failsim/failsim/act"
 	"github.com/failsim/failsim/orchestrator"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/timeline"
@@ -107,5 +110,40 @@ func TestOrchestratorPromotionRules(t *testing.T) {
 	got = run(head+"promotion db2=must_not\ndatacenter db1=east db2=east db3=west\n\n00:00:10 db1 refuse\n00:01:00 cluster end\n", c)
 	if !strings.Contains(got, `recovery found no replica to promote: PreventCrossDataCenterMasterFailover: will not promote a replica in "west" when the failed master is in "east"`) {
 		t.Errorf("cross data centre:\n%s", got)
+	}
+}
+
+// whenOrder records whether the events it is told come in time order.
+type whenOrder struct {
+	last time.Duration
+	bad  string
+}
+
+func (w *whenOrder) Event(ev act.Event) {
+	if ev.When() < w.last && w.bad == "" {
+		w.bad = fmt.Sprintf("%T at %v after %v", ev, ev.When(), w.last)
+	}
+	w.last = max(w.last, ev.When())
+}
+
+// TestOrchestratorEventsInOrder: every replay under Orchestrator's rules, shipped or
+// disagreeing, with recovery on, tells its events in time order.
+func TestOrchestratorEventsInOrder(t *testing.T) {
+	c := orchestrator.Defaults()
+	c.RecoverMasterClusterFilters = []string{"*"}
+	files, _ := filepath.Glob("../testdata/incidents/*.timeline")
+	more, _ := filepath.Glob("../testdata/disagree/*.timeline")
+	for _, f := range append(files, more...) {
+		tl, _, err := timeline.LoadFile(f, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := &whenOrder{}
+		if _, err := sim.ReplayOrchestrator(tl, c, w); err != nil {
+			t.Fatal(err)
+		}
+		if w.bad != "" {
+			t.Errorf("%s: %s", f, w.bad)
+		}
 	}
 }
