@@ -232,6 +232,7 @@ func FuzzFormat(f *testing.F) {
 	}
 	f.Add([]byte("cluster a:master b:replica\nstart 9999-12-31T23:59:59Z\n+100y a refuse\n"))
 	f.Add([]byte(fmt.Sprintf("cluster a:master b:replica\nstart 23:59:59.999999999\n00:00:00 a stall\n%s cluster end\n", "+1ns")))
+	f.Add([]byte("cluster a:master b:replica w:witness\npromotion b=prefer\ndatacenter a=x b=y\nmanager orchestrator near w config o.json\n00:00:01 a refuse\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		roundTrip(t, "fuzz/f.timeline", data)
 	})
