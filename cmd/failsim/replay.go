@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/failsim/failsim/expect"
 	"github.com/failsim/failsim/monitor/livereplay"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
@@ -18,6 +20,7 @@ import (
 type replayFlags struct {
 	statemap, format, logLevel string
 	report                     string
+	shadows                    shadowFlags
 	live                       bool
 	mysql                      []string
 	speed                      float64
@@ -70,6 +73,7 @@ replication user). It prints the client's view, simulated against live, beside t
 	logLevelVar(c, &o.logLevel)
 	f := c.Flags()
 	f.StringVar(&o.report, "report", "", "also write the run's HTML report to `FILE` (failsim report)")
+	shadowVar(c, &o.shadows, "also replay with "+shadowUsage+"; each shadow's divergences are printed after the verdict")
 	f.BoolVar(&o.live, "live", false, "replay live through one proxy per node in front of --mysql, and compare with the simulator")
 	f.StringArrayVar(&o.mysql, "mysql", nil, "with --live: the real server's `DSN`, e.g. 'probe@tcp(127.0.0.1:3306)/', its password from FAILSIM_PASSWORD when it has none; without it, the built-in server (failsim-mysqld) on a free loopback port; with a workload, NODE=DSN once per node")
 	f.Float64Var(&o.speed, "speed", 10, "with --live: run `N` times faster than the timeline (with a workload: 1, the only speed it takes)")
@@ -100,6 +104,9 @@ func (m *Main) runReplay(ctx context.Context, c *cobra.Command, o *replayFlags, 
 				return usageErr(fmt.Errorf("--%s needs --live", name), liveHint(c))
 			}
 		}
+	}
+	if len(o.shadows) > 0 && (o.live || o.report != "") {
+		return usageErr(errors.New("--shadow goes with neither --live nor --report"), "failsim replay --shadow NAME=FILE TIMELINE")
 	}
 	log.Debug().Str("timeline", path).Msg("reading")
 	tl, sm, err := m.loadTimeline(ctx, path, o.statemap, c.Flags().Changed("statemap"))
@@ -132,7 +139,12 @@ func (m *Main) runReplay(ctx context.Context, c *cobra.Command, o *replayFlags, 
 	if o.report != "" {
 		return m.runReplayReport(ctx, f, tl, sm, o.report, path, o.statemap)
 	}
-	results, err := sim.Run(ctx, m.Stdout, f, tl, sm)
+	var results []expect.Result
+	if len(o.shadows) > 0 {
+		results, err = m.runReplayShadows(ctx, f, tl, sm, o.shadows)
+	} else {
+		results, err = sim.Run(ctx, m.Stdout, f, tl, sm)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return interrupted(ctx, "replay")
