@@ -71,7 +71,7 @@ func (s shadowSink) Decided(i int, d shadow.Decision) {
 func (s shadowSink) Diverged(d shadow.Divergence) {
 	names := s.r.names()
 	at := s.r.t0.Add(time.Duration(float64(d.At) / s.r.speed))
-	ev := s.r.log.Warn().Str("shadow", d.Shadow).Str("node", names[d.Node]).Time("time", at).
+	ev := s.r.log.Warn().Str("shadow", d.Shadow).Str("node", names[d.Node]).Str("at", at.Format(time.RFC3339Nano)).
 		Str("kind", d.Kind.String()).Str("side", d.Side.String()).Str("cause", d.Cause())
 	if d.To >= 0 {
 		ev = ev.Str("to", names[d.To])

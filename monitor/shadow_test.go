@@ -128,7 +128,7 @@ func TestRuntimeShadowsMatchReplay(t *testing.T) {
 	}
 	l := lines[0]
 	for k, v := range map[string]string{"level": "warn", "shadow": "aggressive", "node": "db1", "kind": "failover", "side": "shadow-only",
-		"to": "db2", "cause": "query_results_timeout for 8 ticks, threshold 8", "time": t0.Add(740 * time.Second).Format(zerolog.TimeFieldFormat)} {
+		"to": "db2", "cause": "query_results_timeout for 8 ticks, threshold 8", "at": t0.Add(740 * time.Second).Format(time.RFC3339Nano)} {
 		if l[k] != v {
 			t.Errorf("log line's %s = %v, want %q: %v", k, l[k], v, l)
 		}

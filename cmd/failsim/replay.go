@@ -36,6 +36,9 @@ func (m *Main) replayCmd() *cobra.Command {
 		Long: `Replay an incident timeline in virtual time: print every change the engine makes, the
 verdict (failover or not, and why) and each expectation. FILE "-" reads the timeline from
 standard input. Exit 0 when every expectation holds, 1 when one fails, 2 for bad input.
+With --shadow NAME=FILE (repeatable), candidate statemaps are judged beside it on the same
+probes, and each one's divergences are printed after the verdict (in JSON, one object after
+the summary); a divergence is no failed expectation.
 
 With --live, play the timeline's faults through one proxy per node in front of the real server
 of --mysql (without --mysql, the built-in MySQL-protocol server, failsim-mysqld, a child
