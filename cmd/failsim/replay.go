@@ -76,7 +76,7 @@ replication user). It prints the client's view, simulated against live, beside t
 	logLevelVar(c, &o.logLevel)
 	f := c.Flags()
 	f.StringVar(&o.report, "report", "", "also write the run's HTML report to `FILE` (failsim report)")
-	shadowVar(c, &o.shadows, "also replay with "+shadowUsage+"; each shadow's divergences are printed after the verdict")
+	shadowVar(c, &o.shadows, "judge a candidate statemap override `NAME=FILE` beside the replay's on the same probes, as shadow NAME (repeatable): its divergences are printed after the verdict")
 	f.BoolVar(&o.live, "live", false, "replay live through one proxy per node in front of --mysql, and compare with the simulator")
 	f.StringArrayVar(&o.mysql, "mysql", nil, "with --live: the real server's `DSN`, e.g. 'probe@tcp(127.0.0.1:3306)/', its password from FAILSIM_PASSWORD when it has none; without it, the built-in server (failsim-mysqld) on a free loopback port; with a workload, NODE=DSN once per node")
 	f.Float64Var(&o.speed, "speed", 10, "with --live: run `N` times faster than the timeline (with a workload: 1, the only speed it takes)")

@@ -26,9 +26,6 @@ func shadowVar(c *cobra.Command, p *shadowFlags, usage string) {
 	c.Flags().Var(p, "shadow", usage)
 }
 
-// shadowUsage is the help of --shadow, after what the command does with the shadows.
-const shadowUsage = "`NAME=FILE`: a candidate statemap override FILE judged beside the live one on the same probes, as shadow NAME; repeatable (docs/live.md, \"Shadows\")"
-
 // loadShadows reads the --shadow flags: NAME=FILE each, the names distinct (letters, digits,
 // '-', '_' and '.'), each file a statemap override. Bad input is a usage error (exit 2) naming
 // the flag, or the file and line.

@@ -27,7 +27,7 @@ type watchShadowFlags struct {
 
 // shadowWatchVars registers watch's --shadow, --on-divergence and --on-divergence-timeout.
 func shadowWatchVars(c *cobra.Command, o *watchShadowFlags) {
-	shadowVar(c, &o.shadows, "judge "+shadowUsage+"; each divergence is a warning in the log and counted in the metrics")
+	shadowVar(c, &o.shadows, "judge a candidate statemap override `NAME=FILE` beside the live one on the same probes, as shadow NAME (repeatable; docs/live.md, \"Shadows\"): each divergence is a warning in the log, counted in the metrics")
 	f := c.Flags()
 	f.StringVar(&o.onDivergence, "on-divergence", "", "run `CMD` with sh -c at each divergence of a shadow (environment: FAILSIM_SHADOW, FAILSIM_EVENT, FAILSIM_SIDE, FAILSIM_NODE, FAILSIM_TO, FAILSIM_CONDITION, FAILSIM_CAUSE, FAILSIM_TIME)")
 	f.DurationVar(&o.timeout, "on-divergence-timeout", defaultHookTimeout, "kill an --on-divergence command (and its process group) still running after this `DURATION`, with a warning")
