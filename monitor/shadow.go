@@ -22,6 +22,9 @@ type Shadows struct {
 	// OnDivergence, when not nil, is told each divergence, with its clock time, from the
 	// runtime's loop once the instant it was decided at is over: it must not block.
 	OnDivergence func(d shadow.Divergence, at time.Time)
+	// Sink, when not nil, is also told each decision and divergence of the shadows, as the
+	// Tee tells them (a live replay's shadow.Tally, printed once it has ended).
+	Sink shadow.Sink
 }
 
 // ShadowMetrics counts what the shadows decide. Series:
@@ -65,6 +68,9 @@ func (s shadowSink) Decided(i int, d shadow.Decision) {
 	if s.sh.Metrics != nil {
 		s.sh.Metrics.decisions.WithLabelValues(s.sh.Specs[i].Name, d.Kind.String(), s.r.cfg.Nodes[d.Node].Name).Inc()
 	}
+	if s.sh.Sink != nil {
+		s.sh.Sink.Decided(i, d)
+	}
 }
 
 // Diverged implements shadow.Sink: one log line (warn) per divergence.
@@ -79,6 +85,9 @@ func (s shadowSink) Diverged(d shadow.Divergence) {
 	ev.Msg(d.Describe(names))
 	if s.sh.Metrics != nil {
 		s.sh.Metrics.divergences.WithLabelValues(d.Shadow).Inc()
+	}
+	if s.sh.Sink != nil {
+		s.sh.Sink.Diverged(d)
 	}
 	if s.sh.OnDivergence != nil {
 		s.sh.OnDivergence(d, at)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/failsim/failsim/expect"
 	"github.com/failsim/failsim/monitor/livereplay"
+	"github.com/failsim/failsim/shadow"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
 	"github.com/failsim/failsim/timeline"
@@ -108,8 +109,8 @@ func (m *Main) runReplay(ctx context.Context, c *cobra.Command, o *replayFlags, 
 			}
 		}
 	}
-	if len(o.shadows) > 0 && (o.live || o.report != "") {
-		return usageErr(errors.New("--shadow goes with neither --live nor --report"), "failsim replay --shadow NAME=FILE TIMELINE")
+	if len(o.shadows) > 0 && o.report != "" {
+		return usageErr(errors.New("--shadow does not go with --report"), "failsim replay --shadow NAME=FILE TIMELINE")
 	}
 	log.Debug().Str("timeline", path).Msg("reading")
 	tl, sm, err := m.loadTimeline(ctx, path, o.statemap, c.Flags().Changed("statemap"))
@@ -126,11 +127,17 @@ func (m *Main) runReplay(ctx context.Context, c *cobra.Command, o *replayFlags, 
 		}
 		switch {
 		case err != nil:
+		case srv.perNode != nil && len(o.shadows) > 0:
+			err = usageErr(errors.New("--shadow does not go with a live replay with a workload"), "replay it without --live, or without --shadow")
 		case srv.perNode != nil:
 			err = m.runReplayLiveRepl(ctx, c, o, tl, sm, srv.perNode, f, log)
 		default:
-			if err = liveReplOnly(c, tl); err == nil {
-				err = m.runReplayLive(ctx, path, tl, sm, withPassword(srv.single, passwordEnv), o.speed, f, log, o.report)
+			var specs []shadow.Spec
+			if specs, err = loadShadows(ctx, o.shadows); err == nil {
+				err = liveReplOnly(c, tl)
+			}
+			if err == nil {
+				err = m.runReplayLive(ctx, path, tl, sm, withPassword(srv.single, passwordEnv), o.speed, f, log, o.report, specs...)
 			}
 		}
 		if err != nil && ctx.Err() != nil {
