@@ -67,3 +67,18 @@ var trips = [...]trip{
 	{fault.Upstream, forResult, QueryBytes},
 	{fault.Downstream, forResult, ResultBytes},
 }
+
+// name is the trip in words.
+func (t trip) name() string {
+	switch {
+	case t.wait == forGreeting:
+		return "greeting"
+	case t.wait == forVerdict && t.stream == fault.Upstream:
+		return "login"
+	case t.wait == forVerdict:
+		return "login's verdict"
+	case t.stream == fault.Upstream:
+		return "query"
+	}
+	return "query's result"
+}

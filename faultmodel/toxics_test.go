@@ -43,10 +43,10 @@ func TestPredictToxics(t *testing.T) {
 		{"bandwidth 1KB/s", 0, ok(165 * ms), false},
 		{"bandwidth 1KB/s upstream", 0, ok(195 * ms), false},
 		{"bandwidth 1000KB/s", 0, ok(165 * time.Microsecond), false},
-		{"bandwidth 1KB/s", 104 * ms, at(statemap.LoginResponseTimeout, 104 * ms), false},
-		{"bandwidth 1KB/s", 105 * ms, at(statemap.QueryExecTimeout, 105 * ms), false},
-		{"bandwidth 1KB/s", 165 * ms, at(statemap.QueryResultsTimeout, 165 * ms), false},
-		{"bandwidth 1KB/s upstream", 182 * ms, at(statemap.QueryExecTimeout, 182 * ms), false},
+		{"bandwidth 1KB/s", 104 * ms, at(statemap.LoginResponseTimeout, 104*ms), false},
+		{"bandwidth 1KB/s", 105 * ms, at(statemap.QueryExecTimeout, 105*ms), false},
+		{"bandwidth 1KB/s", 165 * ms, at(statemap.QueryResultsTimeout, 165*ms), false},
+		{"bandwidth 1KB/s upstream", 182 * ms, at(statemap.QueryExecTimeout, 182*ms), false},
 		{"bandwidth 3KB/s", 0, ok(54999998), false}, // each trip truncated to the nanosecond, as toxiproxy does
 		// slicer: (pieces-1) pauses within a trip, and the last pause of the trip before it.
 		{"slicer 64 variation 16 delay 10us", 0, ok(30 * time.Microsecond), false}, // 104 in 2, 11 in 1, 50 in 1
