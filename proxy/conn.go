@@ -30,8 +30,10 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, bufSize); return &b 
 // the active fault's hooks at each step (faults.go).
 type conn struct {
 	n      *Node
+	seq    uint64 // the connection's number in its node, from 0: its part of its seeds
 	client *net.TCPConn
 	rng    *rand.Rand // the connection's seeded source: set-up, then the client pump only
+	toxRng *rand.Rand // the source of the toxics' toxicity draws, under mu; nil until needed
 
 	mu        sync.Mutex
 	up        *net.TCPConn // nil until dialled
@@ -44,6 +46,7 @@ type conn struct {
 	changed   chan struct{}
 	hs        handshake
 	lines     [2]atomic.Pointer[line] // per direction: bytes a delay took, not yet written (fault_delay.go)
+	rw        *rewriter               // topology rewriting (rewrite.go); nil when the node does not rewrite
 
 	done     chan struct{} // closed when the connection is being torn down
 	doneOnce sync.Once
@@ -53,9 +56,14 @@ type conn struct {
 }
 
 // setMode applies a node's new mode, whose fault is f, to the connection. An unarmed mode acts
-// at once; an armed one starts its trigger count now.
-func (c *conn) setMode(m Mode, f wireFault) {
+// at once; an armed one starts its trigger count now. A chain is bound to the connection
+// (chain.go): the fault the connection applies is returned.
+func (c *conn) setMode(m Mode, f wireFault) wireFault {
 	c.mu.Lock()
+	prev := c.hooks
+	if ch, ok := f.(*chain); ok {
+		f = ch.bind(c, prev)
+	}
 	c.mode = m
 	c.hooks = f
 	c.gen++
@@ -65,7 +73,9 @@ func (c *conn) setMode(m Mode, f wireFault) {
 	c.restartHandshakeLocked()
 	c.broadcastLocked()
 	c.mu.Unlock()
+	unbound(c, prev, f, !m.armed())
 	c.kick()
+	return f
 }
 
 // broadcastLocked wakes every pump waiting on the connection's state.
@@ -177,6 +187,7 @@ func (c *conn) end(src *net.TCPConn) {
 func (c *conn) serve() {
 	defer c.n.release(c)
 	defer c.handshakeDone()
+	c.rw = c.n.newRewriter()
 	if !c.setup() {
 		return
 	}
@@ -236,7 +247,7 @@ func (c *conn) pumpDown(up *net.TCPConn) {
 				c.end(up)
 				return
 			}
-			if s == nil {
+			if s == nil && c.rw == nil {
 				if !c.drained(dirDown) {
 					c.end(up)
 					return
@@ -275,6 +286,9 @@ func (c *conn) copyDown(up *net.TCPConn, buf []byte, fr *serverFramer) bool {
 					Msg("not a MySQL server: forwarding plain bytes, command faults cannot act")
 			}
 		}
+		if c.rw != nil {
+			p = c.rw.server(p)
+		}
 		if !c.forwardDown(p) {
 			c.end(up)
 			return false
@@ -287,6 +301,10 @@ func (c *conn) copyDown(up *net.TCPConn, buf []byte, fr *serverFramer) bool {
 		if errors.Is(rerr, os.ErrDeadlineExceeded) && !c.isDone() {
 			up.SetReadDeadline(time.Time{}) // a kick from setMode: look at the gate again
 			return true
+		}
+		if c.rw != nil && !c.forwardDown(c.rw.flush()) {
+			c.end(up)
+			return false
 		}
 		c.passEnd(dirDown, rerr, up, c.client)
 		return false
@@ -367,6 +385,9 @@ func (c *conn) forwardUp(up *net.TCPConn, p []byte) bool {
 	if !ok {
 		return false
 	}
+	if c.rw != nil {
+		c.rw.client(p) // before the server can answer it
+	}
 	if err := c.write(s, dirUp, up, p); err != nil {
 		c.writeFailed()
 		return false
@@ -408,7 +429,7 @@ func (c *conn) passEnd(d direction, rerr error, src, dst *net.TCPConn) {
 		if d == dirUp {
 			w = clientReader // the up pump: src is the client
 		}
-		if _, ok := c.gate(d, w); ok && c.drained(d) {
+		if _, ok := c.gate(d, w); ok && c.drained(d) && c.ending(d, w) {
 			dst.CloseWrite()
 			return
 		}
@@ -416,6 +437,16 @@ func (c *conn) passEnd(d direction, rerr error, src, dst *net.TCPConn) {
 		return
 	}
 	c.reset()
+}
+
+// ending asks the active fault about the FIN of direction d before it is passed on; false when
+// the fault took the connection down instead (onEnd).
+func (c *conn) ending(d direction, w waiter) bool {
+	f, active, _ := c.state()
+	if e, ok := f.(onEnd); ok && active {
+		return e.end(c, d, w)
+	}
+	return true
 }
 
 // pumpUp forwards client bytes to the server, asking the fault about each packet as it begins.

@@ -25,6 +25,9 @@ func (delay) shapes(direction) bool { return true }
 // queues marks a shaper whose write only puts the chunk on the connection's line.
 func (delay) queues() {}
 
+// lateBy is delay in a chain (chain.go): every byte both ways is late by the delay.
+func (f delay) lateBy(direction) (time.Duration, bool) { return f.delay, true }
+
 // write puts p on the line of direction d, due delay from now. It waits only while the line
 // is full.
 func (f delay) write(c *conn, d direction, w io.Writer, p []byte) error {
@@ -77,7 +80,7 @@ func (c *conn) lineFor(d direction, w io.Writer) *line {
 	if l := c.lines[d].Load(); l != nil {
 		return l
 	}
-	l := &line{w: w, more: make(chan struct{}, 1), empty: make(chan struct{})}
+	l := &line{w: tail{c: c, d: d, w: w}, more: make(chan struct{}, 1), empty: make(chan struct{})}
 	close(l.empty)
 	c.lines[d].Store(l)
 	go l.run(c, d)

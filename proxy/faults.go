@@ -127,6 +127,9 @@ func hooksFor(m Mode) wireFault {
 	case fault.Error:
 		return errorFault{code: m.Fault.Code, armed: m.armed()}
 	}
+	if t, ok := toxicOfMode(m); ok && m.Fault.Kind.Toxiproxy() {
+		return newChain([]Toxic{t}, []uint64{0}) // a toxiproxy toxic is a chain of one
+	}
 	return nil
 }
 

@@ -63,11 +63,16 @@ func (p *Proxy) Collect(ch chan<- prometheus.Metric) {
 		send(descBytes, prometheus.CounterValue, float64(s.bytesDown.Load()), n.name, "down")
 		send(descOpen, prometheus.GaugeValue, float64(max(0, s.open.Load())), n.name)
 		send(descHandshake, prometheus.CounterValue, float64(s.handshakeTimeouts.Load()), n.name)
-		m := n.Mode()
+		m, chain := n.modeAndChain()
 		for _, k := range kinds {
 			v, mode := 0.0, ""
-			if k == m.Fault.Kind {
+			if k == m.Fault.Kind && len(chain) <= 1 {
 				v, mode = 1, m.String()
+			}
+			for _, t := range chain {
+				if t.Fault.Kind == k && (len(chain) > 1 || m.Fault.Kind == fault.Heal) {
+					v, mode = 1, describe(m, chain)
+				}
 			}
 			send(descMode, prometheus.GaugeValue, v, n.name, k.String(), mode)
 		}

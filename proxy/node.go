@@ -19,10 +19,15 @@ type Node struct {
 	upstream string
 	addr     *net.TCPAddr // the bound listening address, port resolved
 	seedHi   uint64       // the node's part of every connection's seed
+	rewrite  bool         // NodeConfig.RewriteTopology (rewrite_node.go)
+	aliases  []string     // NodeConfig.TopologyAliases
 
 	mu      sync.Mutex
 	mode    Mode
-	hooks   wireFault        // the mode's fault, with its arguments
+	hooks   wireFault        // the mode's fault, with its arguments, or the chain's (chain.go)
+	toxics  []Toxic          // the chain the node reports: the mode's toxic, or those added
+	revs    []uint64         // per toxic: its revision, new at every add and update
+	rev     uint64           // the last revision given
 	ln      *net.TCPListener // the accepting listener; nil while a fault has the port
 	taker   takesPort        // the fault that has the port, nil while ln accepts
 	hole    io.Closer        // what the taker put on the port, if anything
@@ -30,6 +35,10 @@ type Node struct {
 	nextSeq uint64
 	closed  bool
 	wg      sync.WaitGroup // accept loops and connections
+	down    bool           // disabled (dynamic.go): nothing on the port, no connection
+
+	admin  sync.Mutex   // serializes SetEnabled and Update (dynamic.go)
+	addrMu sync.RWMutex // guards addr and upstream for Addr and Upstream against Update
 
 	stats nodeStats
 }
@@ -38,12 +47,22 @@ type Node struct {
 func (n *Node) Name() string { return n.name }
 
 // Addr returns the node's listening address, e.g. "127.0.0.1:4001".
-func (n *Node) Addr() string { return n.addr.String() }
+func (n *Node) Addr() string {
+	n.addrMu.RLock()
+	defer n.addrMu.RUnlock()
+	return n.addr.String()
+}
 
 // Upstream returns the address of the real server behind the node.
-func (n *Node) Upstream() string { return n.upstream }
+func (n *Node) Upstream() string {
+	n.addrMu.RLock()
+	defer n.addrMu.RUnlock()
+	return n.upstream
+}
 
-// Mode returns the node's current mode.
+// Mode returns the node's current mode: the one SetMode set, or the lone toxic of a chain of
+// failsim's own toxic at toxicity 1; the zero Mode (heal) for any other chain, which Toxics
+// returns.
 func (n *Node) Mode() Mode {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -55,8 +74,8 @@ func (n *Node) Status() NodeStatus {
 	return NodeStatus{
 		Name:      n.name,
 		Listen:    n.Addr(),
-		Upstream:  n.upstream,
-		Mode:      n.Mode().String(),
+		Upstream:  n.Upstream(),
+		Mode:      n.describe(),
 		Open:      n.stats.open.Load(),
 		Accepted:  n.stats.accepted.Load(),
 		Faulted:   n.stats.faulted.Load(),
@@ -65,6 +84,7 @@ func (n *Node) Status() NodeStatus {
 		BytesDown: n.stats.bytesDown.Load(),
 
 		HandshakeTimeouts: n.stats.handshakeTimeouts.Load(),
+		TopologyRewrites:  n.stats.rewrites.Load(),
 	}
 }
 
@@ -99,7 +119,32 @@ func (n *Node) SetMode(m Mode) error {
 	if n.closed {
 		return errors.New("proxy is closed")
 	}
+	var list []Toxic
+	var revs []uint64
+	if t, ok := toxicOfMode(m); ok {
+		list, revs = []Toxic{t}, []uint64{n.nextRev()}
+	}
 	f := hooksFor(m)
+	if _, ok := f.(*chain); ok {
+		f = newChain(list, revs) // the revision tells open connections the toxic is new
+	}
+	return n.applyLocked(m, f, list, revs)
+}
+
+// describe writes the node's chain as its status shows it.
+func (n *Node) describe() string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return describe(n.mode, n.toxics)
+}
+
+// applyLocked makes m, whose fault is f, the node's mode and list its chain, and applies them
+// to the port and to every open connection.
+func (n *Node) applyLocked(m Mode, f wireFault, list []Toxic, revs []uint64) error {
+	if n.down { // disabled: nothing on the port, no connection; SetEnabled applies the chain
+		n.mode, n.hooks, n.toxics, n.revs = m, f, list, revs
+		return nil
+	}
 	if want := portTaker(m, f); !n.portIsLocked(want) {
 		accepting, cur := n.ln != nil, n.taker
 		n.closeListenerLocked()
@@ -112,12 +157,11 @@ func (n *Node) SetMode(m Mode) error {
 			return fmt.Errorf("node %s: %w", n.name, err)
 		}
 	}
-	n.p.log.Info().Str("node", n.name).Str("mode", m.String()).Msg("mode set")
-	n.mode, n.hooks = m, f
-	h, starts := f.(onStart)
+	n.p.log.Info().Str("node", n.name).Str("mode", describe(m, list)).Msg("mode set")
+	n.mode, n.hooks, n.toxics, n.revs = m, f, list, revs
 	for c := range n.conns {
-		c.setMode(m, f)
-		if starts && !m.armed() {
+		bound := c.setMode(m, f)
+		if h, ok := bound.(onStart); ok && !m.armed() {
 			h.start(c, false)
 		}
 	}
@@ -182,7 +226,7 @@ func (n *Node) acceptLoop(ln *net.TCPListener) {
 // start registers an accepted connection and serves it.
 func (n *Node) start(tc *net.TCPConn) {
 	n.mu.Lock()
-	if n.closed {
+	if n.closed || n.down {
 		n.mu.Unlock()
 		tc.Close()
 		return
@@ -191,6 +235,7 @@ func (n *Node) start(tc *net.TCPConn) {
 	n.nextSeq++
 	c := &conn{
 		n:       n,
+		seq:     seq,
 		client:  tc,
 		rng:     rand.New(rand.NewPCG(n.p.seed, n.seedHi^seq)),
 		changed: make(chan struct{}),
@@ -207,6 +252,7 @@ func (n *Node) start(tc *net.TCPConn) {
 
 // release forgets a finished connection.
 func (n *Node) release(c *conn) {
+	c.finishAll()
 	n.mu.Lock()
 	delete(n.conns, c)
 	n.mu.Unlock()
