@@ -11,12 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/failsim/failsim/faultmodel"
 	"github.com/failsim/failsim/internal/liveservers"
 	"github.com/failsim/failsim/monitor"
 	"github.com/failsim/failsim/statemap"
 	"github.com/failsim/failsim/timeline"
-	"github.com/rs/zerolog"
 
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/proxy"
