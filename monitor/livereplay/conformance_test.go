@@ -90,6 +90,7 @@ func conformFaults(t *testing.T, s liveservers.Server) {
 			start := time.Now()
 			r := c.Probe(context.Background())
 			took := time.Since(start)
+			t.Logf("live %s in phase %s after %v; predicted %s after %v", r.Condition, r.Phase, took.Round(time.Millisecond), want.Condition, want.Took)
 			if r.Condition != want.Condition {
 				t.Errorf("%s: live probe ended %s in phase %s (%v) after %v; the simulator predicts %s", spec, r.Condition, r.Phase, r.Err, took, want.Condition)
 			}
