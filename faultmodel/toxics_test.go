@@ -118,3 +118,23 @@ func TestToxicsWithinBudget(t *testing.T) {
 		}
 	}
 }
+
+// FuzzPredict: any fault a timeline can name, under any budget, ends within the budget, a
+// timeout after the whole of it, and no fault panics.
+func FuzzPredict(f *testing.F) {
+	for _, s := range []string{"latency 200ms jitter 50ms upstream", "bandwidth 10KB/s", "slow-close 2s", "timeout 0",
+		"timeout 5s upstream", "reset-peer", "slicer 64 variation 16 delay 10us", "limit-data 4096", "freeze", "delay 1s"} {
+		f.Add(s, int64(5*time.Second))
+	}
+	f.Fuzz(func(t *testing.T, words string, budget int64) {
+		flt, err := fault.Parse(strings.Fields(words))
+		if err != nil || budget <= 0 {
+			return
+		}
+		o := Predict(flt, time.Duration(budget))
+		if o.Took < 0 || o.Took > time.Duration(budget) || (o.Condition.IsTimeout() && o.Took != time.Duration(budget)) {
+			t.Errorf("Predict(%s, %v) = %+v", flt, time.Duration(budget), o)
+		}
+		DatabaseDead(flt)
+	})
+}
