@@ -17,6 +17,9 @@ import (
 // is under the budget; otherwise it runs out of time in the phase the budget ends in: waiting
 // for the greeting (login_response_timeout), for the login's verdict (query_exec_timeout) or
 // for the query's result (query_results_timeout).
+//
+// Toxiproxy's toxics (latency, bandwidth, slow-close, timeout, reset-peer, slicer, limit-data)
+// meet the probe's trips on their one stream as predictToxic says, rule by rule.
 func Predict(f fault.Fault, timeout time.Duration) act.Outcome {
 	at := func(c statemap.Condition) act.Outcome { return act.Outcome{Condition: c} }
 	late := func(c statemap.Condition) act.Outcome { return act.Outcome{Condition: c, Took: timeout} }
@@ -54,6 +57,8 @@ func Predict(f fault.Fault, timeout time.Duration) act.Outcome {
 			return at(statemap.WrongCredentials)
 		}
 		return at(statemap.MySQLError)
+	case fault.Latency, fault.Bandwidth, fault.SlowClose, fault.Timeout, fault.ResetPeer, fault.Slicer, fault.LimitData:
+		return predictToxic(f, timeout)
 	case fault.Unreachable:
 		return at(statemap.NoRouteToHost)
 	case fault.HostDown:
@@ -76,8 +81,13 @@ func Predict(f fault.Fault, timeout time.Duration) act.Outcome {
 // hostdown (the host is down, and its database with it) are death; no fault, stall, slow, delay
 // and error are a live database answering slowly or with an error. A forced condition ("probe C")
 // is death when C is what a dead database's probes end in: socket_io_error,
-// login_response_timeout, socket_connect_timeout, no_route_to_host or host_is_down.
+// login_response_timeout, socket_connect_timeout, no_route_to_host or host_is_down. Of
+// toxiproxy's toxics timeout and reset-peer are death, limit-data when no probe gets through
+// its bytes, and latency, bandwidth, slicer and slow-close never (toxicDead).
 func DatabaseDead(f fault.Fault) bool {
+	if f.Kind.Toxiproxy() {
+		return toxicDead(f)
+	}
 	switch f.Kind {
 	case fault.Refuse, fault.Reset, fault.Close, fault.Freeze, fault.Blackhole, fault.Unreachable, fault.HostDown:
 		return true

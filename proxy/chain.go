@@ -167,11 +167,14 @@ func (c *conn) toxicRand(name string) *rand.Rand {
 }
 
 // unbound is setMode's epilogue, outside the connection's lock: the instances of next that
-// are new begin, and those of prev that next no longer holds finish, removed.
-func unbound(c *conn, prev, next wireFault) {
+// are new begin when the mode acts at once (an armed one begins them when its trigger fires,
+// through onStart), and those of prev that next no longer holds finish, removed.
+func unbound(c *conn, prev, next wireFault, now bool) {
 	if nb, ok := next.(*bound); ok {
-		for _, s := range nb.fresh {
-			s.begin(c)
+		if now {
+			for _, s := range nb.fresh {
+				s.begin(c)
+			}
 		}
 		nb.fresh = nil
 	}
@@ -323,12 +326,12 @@ func (b *bound) write(c *conn, d direction, w io.Writer, p []byte) error {
 			if by, acts := l.lateBy(d); acts {
 				late += by
 				latentActs = true
+				c.injected(f.kind())
 			}
 		}
 		return true
 	})
 	if latentActs {
-		c.injected(fault.Latency)
 		due := c.n.p.clock.Now().Add(late)
 		return c.lineFor(d, w).push(c, chunk{due: due, p: append([]byte(nil), p...)})
 	}

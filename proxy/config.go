@@ -27,6 +27,8 @@ type FileConfig struct {
 // ParseConfig reads a config file named file. One directive per line, '#' starts a comment:
 //
 //	node NAME LISTEN UPSTREAM [MODE...]   a node, optionally with its starting mode
+//	                                      and the words rewrite-topology (NodeConfig.RewriteTopology)
+//	                                      and topology-alias ADDR (NodeConfig.TopologyAliases)
 //	control ADDR                          the control API address
 //	control-token TOKEN                   the token the control API requires
 //	seed N                                the seed of probabilistic modes
@@ -62,8 +64,12 @@ func ParseConfig(file string, r io.Reader) (FileConfig, error) {
 			}
 			nodes[w[1]] = true
 			nc := NodeConfig{Name: w[1], Listen: w[2], Upstream: w[3]}
-			if len(w) > 4 {
-				m, err := ParseMode(w[4:])
+			words, err := nc.topologyWords(w[4:])
+			if err != nil {
+				return fail(fmt.Errorf("node %s: %w", w[1], err))
+			}
+			if len(words) > 0 {
+				m, err := ParseMode(words)
 				if err != nil {
 					return fail(fmt.Errorf("node %s: %w", w[1], err))
 				}
@@ -128,4 +134,28 @@ func parseHandshakeTimeout(s string) (time.Duration, error) {
 		return -1, nil
 	}
 	return d, nil
+}
+
+// topologyWords takes a node line's rewrite-topology and topology-alias ADDR words out of
+// words, wherever they are, into nc; it returns the others, the mode's.
+func (nc *NodeConfig) topologyWords(words []string) ([]string, error) {
+	var rest []string
+	for i := 0; i < len(words); i++ {
+		switch words[i] {
+		case "rewrite-topology":
+			if nc.RewriteTopology {
+				return nil, errors.New("rewrite-topology given twice")
+			}
+			nc.RewriteTopology = true
+		case "topology-alias":
+			if i+1 == len(words) {
+				return nil, errors.New("topology-alias wants an ADDR, e.g. topology-alias db1.example:3306")
+			}
+			i++
+			nc.TopologyAliases = append(nc.TopologyAliases, words[i])
+		default:
+			rest = append(rest, words[i])
+		}
+	}
+	return rest, nil
 }

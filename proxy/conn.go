@@ -46,6 +46,7 @@ type conn struct {
 	changed   chan struct{}
 	hs        handshake
 	lines     [2]atomic.Pointer[line] // per direction: bytes a delay took, not yet written (fault_delay.go)
+	rw        *rewriter               // topology rewriting (rewrite.go); nil when the node does not rewrite
 
 	done     chan struct{} // closed when the connection is being torn down
 	doneOnce sync.Once
@@ -72,7 +73,7 @@ func (c *conn) setMode(m Mode, f wireFault) wireFault {
 	c.restartHandshakeLocked()
 	c.broadcastLocked()
 	c.mu.Unlock()
-	unbound(c, prev, f)
+	unbound(c, prev, f, !m.armed())
 	c.kick()
 	return f
 }
@@ -186,6 +187,7 @@ func (c *conn) end(src *net.TCPConn) {
 func (c *conn) serve() {
 	defer c.n.release(c)
 	defer c.handshakeDone()
+	c.rw = c.n.newRewriter()
 	if !c.setup() {
 		return
 	}
@@ -245,7 +247,7 @@ func (c *conn) pumpDown(up *net.TCPConn) {
 				c.end(up)
 				return
 			}
-			if s == nil {
+			if s == nil && c.rw == nil {
 				if !c.drained(dirDown) {
 					c.end(up)
 					return
@@ -284,6 +286,9 @@ func (c *conn) copyDown(up *net.TCPConn, buf []byte, fr *serverFramer) bool {
 					Msg("not a MySQL server: forwarding plain bytes, command faults cannot act")
 			}
 		}
+		if c.rw != nil {
+			p = c.rw.server(p)
+		}
 		if !c.forwardDown(p) {
 			c.end(up)
 			return false
@@ -296,6 +301,10 @@ func (c *conn) copyDown(up *net.TCPConn, buf []byte, fr *serverFramer) bool {
 		if errors.Is(rerr, os.ErrDeadlineExceeded) && !c.isDone() {
 			up.SetReadDeadline(time.Time{}) // a kick from setMode: look at the gate again
 			return true
+		}
+		if c.rw != nil && !c.forwardDown(c.rw.flush()) {
+			c.end(up)
+			return false
 		}
 		c.passEnd(dirDown, rerr, up, c.client)
 		return false
@@ -375,6 +384,9 @@ func (c *conn) forwardUp(up *net.TCPConn, p []byte) bool {
 	s, ok := c.gate(dirUp, clientReader)
 	if !ok {
 		return false
+	}
+	if c.rw != nil {
+		c.rw.client(p) // before the server can answer it
 	}
 	if err := c.write(s, dirUp, up, p); err != nil {
 		c.writeFailed()

@@ -60,22 +60,28 @@ func (p *Proxy) ServeControl(ctx context.Context, ln net.Listener, token string)
 		ln.Close()
 		return fmt.Errorf("control API on %s: not a loopback address, and no control token", a)
 	}
+	return p.serveBounded(ctx, ln, p.Handler(clean), "control")
+}
+
+// serveBounded serves h on ln with the control server's bounds until ctx is done, then shuts
+// down as ServeControl does; component names it in the log and in its errors.
+func (p *Proxy) serveBounded(ctx context.Context, ln net.Listener, h http.Handler, component string) error {
 	lim := newConnLimiter(ln, maxControlConns)
 	srv := &http.Server{
-		Handler:           p.Handler(clean),
+		Handler:           h,
 		ReadHeaderTimeout: controlReadHeaderTimeout,
 		ReadTimeout:       controlReadTimeout,
 		WriteTimeout:      controlWriteTimeout,
 		IdleTimeout:       controlIdleTimeout,
 		MaxHeaderBytes:    controlMaxHeaderBytes,
 		ConnState:         lim.track,
-		ErrorLog:          log.New(logWriter{p.log}, "", 0),
+		ErrorLog:          log.New(logWriter{p.log, component}, "", 0),
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(lim) }()
 	select {
 	case err := <-served:
-		return fmt.Errorf("control: %w", err)
+		return fmt.Errorf("%s: %w", component, err)
 	case <-ctx.Done():
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), controlShutdown)
@@ -84,16 +90,19 @@ func (p *Proxy) ServeControl(ctx context.Context, ln net.Listener, token string)
 		srv.Close()
 	}
 	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("control: %w", err)
+		return fmt.Errorf("%s: %w", component, err)
 	}
 	return nil
 }
 
 // logWriter sends the HTTP server's own messages (accept errors and the like) to the
 // proxy's log as warnings.
-type logWriter struct{ log zerolog.Logger }
+type logWriter struct {
+	log       zerolog.Logger
+	component string
+}
 
 func (w logWriter) Write(p []byte) (int, error) {
-	w.log.Warn().Str("component", "control").Msg(strings.TrimSpace(string(p)))
+	w.log.Warn().Str("component", w.component).Msg(strings.TrimSpace(string(p)))
 	return len(p), nil
 }

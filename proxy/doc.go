@@ -1,10 +1,13 @@
 // Package proxy is failsim's fault-injecting MySQL wire proxy: one listener in front of each
 // database node, forwarding bytes to the real server and breaking the wire on command.
 //
-// Each Node has a Mode: a fault from the shared vocabulary in package fault (heal, refuse,
-// reset, close, freeze, blackhole, stall, slow, delay, error), optionally armed to start in the
-// middle of a connection (after N bytes from the server, or at the Kth command) and optionally
-// drawn by chance per connection set-up and per command from a seeded source. A mode applies to new
+// Each Node has a chain of toxics (Toxic, toxiproxy's ToxicWrapper), each a fault from the
+// shared vocabulary in package fault: failsim's own (heal, refuse, reset, close, freeze,
+// blackhole, stall, slow, delay, error) and toxiproxy's (latency, bandwidth, slow-close,
+// timeout, reset-peer, slicer, limit-data), with a stream and a toxicity drawn per connection
+// from a seeded source. A Mode is the shorthand for a chain of one: a fault optionally armed to
+// start in the middle of a connection (after N bytes from the server, or at the Kth command)
+// and optionally drawn by chance per connection set-up and per command. A chain applies to new
 // connections and to the ones already open; docs/proxy.md lists the exact effect of each.
 //
 // The proxy understands as little MySQL as it needs. It follows the server's packets until

@@ -3,6 +3,7 @@ package proxy
 import (
 	"io"
 	"math/rand/v2"
+	"sync/atomic"
 
 	"github.com/failsim/failsim/fault"
 )
@@ -13,7 +14,7 @@ import (
 // state does.
 type limitData struct {
 	f    fault.Fault
-	sent int64 // written by the direction's one writer
+	sent atomic.Int64 // written by the direction's one writer, read by an update's fresh
 }
 
 func (*limitData) kind() fault.Kind { return fault.LimitData }
@@ -21,7 +22,7 @@ func (*limitData) kind() fault.Kind { return fault.LimitData }
 func (l *limitData) fresh(_ *rand.Rand, old wireFault) wireFault {
 	n := &limitData{f: l.f}
 	if o, ok := old.(*limitData); ok {
-		n.sent = o.sent
+		n.sent.Store(o.sent.Load())
 	}
 	return n
 }
@@ -29,7 +30,7 @@ func (l *limitData) fresh(_ *rand.Rand, old wireFault) wireFault {
 func (l *limitData) shapes(d direction) bool { return d == dirOf(l.f.Stream) }
 
 func (l *limitData) write(c *conn, _ direction, w io.Writer, p []byte) error {
-	left := max(l.f.Bytes-l.sent, 0)
+	left := max(l.f.Bytes-l.sent.Load(), 0)
 	if int64(len(p)) > left {
 		p = p[:left]
 	}
@@ -37,9 +38,9 @@ func (l *limitData) write(c *conn, _ direction, w io.Writer, p []byte) error {
 		if _, err := w.Write(p); err != nil {
 			return err
 		}
-		l.sent += int64(len(p))
+		l.sent.Add(int64(len(p)))
 	}
-	if l.f.Bytes-l.sent <= 0 {
+	if l.f.Bytes-l.sent.Load() <= 0 {
 		c.injected(fault.LimitData)
 		c.closeFIN()
 		return errConnDone

@@ -35,7 +35,10 @@ func (t *timeout) write(c *conn, _ direction, _ io.Writer, p []byte) error {
 	return nil
 }
 
-// begin starts the timer that closes the connection.
+// start begins the timeout on an open connection, when its mode is set or its trigger fires.
+func (t *timeout) start(c *conn, _ bool) { t.begin(c) }
+
+// begin starts the timer that closes the connection, once.
 func (t *timeout) begin(c *conn) {
 	if t.f.Delay <= 0 {
 		return

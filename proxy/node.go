@@ -19,6 +19,8 @@ type Node struct {
 	upstream string
 	addr     *net.TCPAddr // the bound listening address, port resolved
 	seedHi   uint64       // the node's part of every connection's seed
+	rewrite  bool         // NodeConfig.RewriteTopology (rewrite_node.go)
+	aliases  []string     // NodeConfig.TopologyAliases
 
 	mu      sync.Mutex
 	mode    Mode
@@ -33,6 +35,10 @@ type Node struct {
 	nextSeq uint64
 	closed  bool
 	wg      sync.WaitGroup // accept loops and connections
+	down    bool           // disabled (dynamic.go): nothing on the port, no connection
+
+	admin  sync.Mutex   // serializes SetEnabled and Update (dynamic.go)
+	addrMu sync.RWMutex // guards addr and upstream for Addr and Upstream against Update
 
 	stats nodeStats
 }
@@ -41,10 +47,18 @@ type Node struct {
 func (n *Node) Name() string { return n.name }
 
 // Addr returns the node's listening address, e.g. "127.0.0.1:4001".
-func (n *Node) Addr() string { return n.addr.String() }
+func (n *Node) Addr() string {
+	n.addrMu.RLock()
+	defer n.addrMu.RUnlock()
+	return n.addr.String()
+}
 
 // Upstream returns the address of the real server behind the node.
-func (n *Node) Upstream() string { return n.upstream }
+func (n *Node) Upstream() string {
+	n.addrMu.RLock()
+	defer n.addrMu.RUnlock()
+	return n.upstream
+}
 
 // Mode returns the node's current mode: the one SetMode set, or the lone toxic of a chain of
 // failsim's own toxic at toxicity 1; the zero Mode (heal) for any other chain, which Toxics
@@ -60,7 +74,7 @@ func (n *Node) Status() NodeStatus {
 	return NodeStatus{
 		Name:      n.name,
 		Listen:    n.Addr(),
-		Upstream:  n.upstream,
+		Upstream:  n.Upstream(),
 		Mode:      n.describe(),
 		Open:      n.stats.open.Load(),
 		Accepted:  n.stats.accepted.Load(),
@@ -70,6 +84,7 @@ func (n *Node) Status() NodeStatus {
 		BytesDown: n.stats.bytesDown.Load(),
 
 		HandshakeTimeouts: n.stats.handshakeTimeouts.Load(),
+		TopologyRewrites:  n.stats.rewrites.Load(),
 	}
 }
 
@@ -126,6 +141,10 @@ func (n *Node) describe() string {
 // applyLocked makes m, whose fault is f, the node's mode and list its chain, and applies them
 // to the port and to every open connection.
 func (n *Node) applyLocked(m Mode, f wireFault, list []Toxic, revs []uint64) error {
+	if n.down { // disabled: nothing on the port, no connection; SetEnabled applies the chain
+		n.mode, n.hooks, n.toxics, n.revs = m, f, list, revs
+		return nil
+	}
 	if want := portTaker(m, f); !n.portIsLocked(want) {
 		accepting, cur := n.ln != nil, n.taker
 		n.closeListenerLocked()
@@ -207,7 +226,7 @@ func (n *Node) acceptLoop(ln *net.TCPListener) {
 // start registers an accepted connection and serves it.
 func (n *Node) start(tc *net.TCPConn) {
 	n.mu.Lock()
-	if n.closed {
+	if n.closed || n.down {
 		n.mu.Unlock()
 		tc.Close()
 		return

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -23,6 +24,19 @@ type NodeConfig struct {
 	Listen   string // where the proxy listens, e.g. "127.0.0.1:4001"; port 0 picks a free one
 	Upstream string // the real server, e.g. "127.0.0.1:3306"
 	Mode     Mode   // the mode at start; the zero value is heal
+	// Disabled starts the node down, toxiproxy's "enabled": false: its port is not bound
+	// until Node.SetEnabled(true). False (the zero value): the node listens at once.
+	Disabled bool
+	// RewriteTopology rewrites, in the server's replies that report topology (SHOW SLAVE
+	// HOSTS, SHOW SLAVE STATUS, SELECT @@hostname, @@port...), every server address the proxy
+	// knows to the address of the proxy node in front of it, and the server's own name and port
+	// to this node's (docs/proxy.md, "Topology rewriting"). The server's bytes are then copied
+	// through the proxy rather than spliced. False, the zero value: they pass untouched.
+	RewriteTopology bool
+	// TopologyAliases are other "host:port" addresses of the same server that replies may
+	// name (a DNS name, a replication link's proxy): a rewriting node rewrites them to this
+	// node's listen address, as it does Upstream. Nil: only Upstream.
+	TopologyAliases []string
 }
 
 // Config is a proxy's configuration.
@@ -49,6 +63,9 @@ type Config struct {
 	// host's own address), where every host that reaches it reaches the database through the
 	// proxy. False (the zero value): such a listen address is refused (ErrNotLoopback).
 	AllowNonLoopback bool
+	// AllowNoNodes lets New start a proxy with no nodes, for one whose nodes come at run
+	// time (Proxy.AddNode, the toxiproxy API). False (the zero value): no nodes is an error.
+	AllowNoNodes bool
 }
 
 // ErrNotLoopback is what Config.Validate refuses a node's listen address with when it is not
@@ -60,8 +77,13 @@ const DefaultHandshakeTimeout = 30 * time.Second
 
 // Proxy is a running set of nodes. It is safe for concurrent use.
 type Proxy struct {
-	nodes       map[string]*Node
-	names       []string // sorted
+	mu     sync.RWMutex // guards nodes, names and closed; the data path never takes it
+	nodes  map[string]*Node
+	names  []string // sorted
+	closed bool
+	admin  sync.Mutex // serializes AddNode and RemoveNode (dynamic.go)
+
+	anyAddress  bool // Config.AllowNonLoopback
 	seed        uint64
 	log         zerolog.Logger
 	clock       clock.Clock
@@ -72,10 +94,11 @@ type Proxy struct {
 	cancel      context.CancelFunc
 }
 
-// Validate checks cfg without binding anything: at least one node, names given once, valid
-// modes and addresses, listen addresses on loopback unless AllowNonLoopback. An error here is bad input; New can fail after it only on the network.
+// Validate checks cfg without binding anything: at least one node unless AllowNoNodes, names
+// given once, valid modes and addresses, listen addresses on loopback unless
+// AllowNonLoopback. An error here is bad input; New can fail after it only on the network.
 func (cfg Config) Validate() error {
-	if len(cfg.Nodes) == 0 {
+	if len(cfg.Nodes) == 0 && !cfg.AllowNoNodes {
 		return errors.New("no nodes")
 	}
 	seen := map[string]bool{}
@@ -144,6 +167,11 @@ func (nc NodeConfig) validate() error {
 	if err := checkPort(nc.Upstream, 1); err != nil {
 		return fmt.Errorf("upstream address %q: %w", nc.Upstream, err)
 	}
+	for _, a := range nc.TopologyAliases {
+		if err := checkPort(a, 1); err != nil {
+			return fmt.Errorf("topology alias %q: %w", a, err)
+		}
+	}
 	return nil
 }
 
@@ -176,6 +204,7 @@ func New(cfg Config) (*Proxy, error) {
 	}
 	p := &Proxy{
 		nodes:       map[string]*Node{},
+		anyAddress:  cfg.AllowNonLoopback,
 		seed:        cfg.Seed,
 		log:         cfg.Log,
 		clock:       cfg.Clock,
@@ -196,51 +225,60 @@ func New(cfg Config) (*Proxy, error) {
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	p.registry = p.newRegistry()
 	for _, nc := range cfg.Nodes {
-		if err := p.addNode(nc); err != nil {
+		n, err := p.startNode(nc)
+		if err != nil {
 			p.Close()
 			return nil, err
 		}
+		p.nodes[nc.Name] = n
+		p.names = append(p.names, nc.Name)
 	}
 	slices.Sort(p.names)
 	return p, nil
 }
 
-// addNode starts one node of a validated config.
-func (p *Proxy) addNode(nc NodeConfig) error {
+// startNode starts one node of a validated config; the caller registers it.
+func (p *Proxy) startNode(nc NodeConfig) (*Node, error) {
 	addr, err := net.ResolveTCPAddr("tcp", nc.Listen)
 	if err != nil {
-		return fmt.Errorf("node %s: listen address %q: %w", nc.Name, nc.Listen, err)
+		return nil, fmt.Errorf("node %s: listen address %q: %w", nc.Name, nc.Listen, err)
 	}
 	n := &Node{p: p, name: nc.Name, upstream: nc.Upstream, addr: addr, seedHi: nameSeed(nc.Name),
-		hooks: hooksFor(Mode{}), conns: map[*conn]struct{}{}}
+		hooks: hooksFor(Mode{}), conns: map[*conn]struct{}{}, down: nc.Disabled,
+		rewrite: nc.RewriteTopology, aliases: slices.Clone(nc.TopologyAliases)}
 	// Bind first to learn the real port, then apply the starting mode.
 	n.mu.Lock()
-	err = n.openListenerLocked(nil)
-	if err == nil {
-		n.addr = n.ln.Addr().(*net.TCPAddr)
+	if !n.down {
+		err = n.openListenerLocked(nil)
+		if err == nil {
+			n.addr = n.ln.Addr().(*net.TCPAddr)
+		}
 	}
 	n.mu.Unlock()
 	if err != nil {
-		return fmt.Errorf("node %s: %w", nc.Name, err)
+		return nil, fmt.Errorf("node %s: %w", nc.Name, err)
 	}
-	p.nodes[nc.Name] = n
-	p.names = append(p.names, nc.Name)
 	if nc.Mode != (Mode{}) {
 		if err := n.SetMode(nc.Mode); err != nil {
-			return err
+			n.close()
+			return nil, err
 		}
 	}
-	return nil
+	return n, nil
 }
 
 // Node returns the node called name.
 func (p *Proxy) Node(name string) (*Node, bool) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
 	n, ok := p.nodes[name]
 	return n, ok
 }
 
 // Nodes returns every node, sorted by name.
 func (p *Proxy) Nodes() []*Node {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
 	ns := make([]*Node, len(p.names))
 	for i, name := range p.names {
 		ns[i] = p.nodes[name]
@@ -250,7 +288,7 @@ func (p *Proxy) Nodes() []*Node {
 
 // SetMode switches the node called name to m.
 func (p *Proxy) SetMode(name string, m Mode) error {
-	n, ok := p.nodes[name]
+	n, ok := p.Node(name)
 	if !ok {
 		return fmt.Errorf("no node %q", name)
 	}
@@ -261,7 +299,12 @@ func (p *Proxy) SetMode(name string, m Mode) error {
 // proxy is left.
 func (p *Proxy) Close() error {
 	p.cancel()
-	for _, n := range p.nodes {
+	p.mu.Lock()
+	p.closed = true
+	nodes := p.nodes
+	p.nodes, p.names = map[string]*Node{}, nil
+	p.mu.Unlock()
+	for _, n := range nodes {
 		n.close()
 	}
 	return nil

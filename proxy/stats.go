@@ -17,6 +17,7 @@ type nodeStats struct {
 
 	handshakeTimeouts atomic.Uint64 // connections closed because the client did not answer the greeting
 	handshaking       atomic.Int64  // connections whose handshake bound is running
+	rewrites          atomic.Uint64 // values the topology rewriter rewrote (rewrite.go)
 }
 
 // NodeStatus is a node's state and counters as the control API reports them.
@@ -41,6 +42,9 @@ type NodeStatus struct {
 	// HandshakeTimeouts counts connections the proxy closed because the client did not send
 	// its handshake response within Config.HandshakeTimeout of the greeting.
 	HandshakeTimeouts uint64 `json:"handshake_timeouts"`
+	// TopologyRewrites counts the values (an address, a host, a port) the node rewrote in
+	// replies that report topology; absent when the node does not rewrite or has not yet.
+	TopologyRewrites uint64 `json:"topology_rewrites,omitempty"`
 }
 
 // faultCounts returns the non-zero injection counters by fault name.

@@ -364,3 +364,22 @@ func TestToxicityIsDrawnPerConnectionFromTheSeed(t *testing.T) {
 		t.Fatalf("seeds 1 and 2 drew the same 24 toxicities: %s", a)
 	}
 }
+
+// TestTimeoutArmedStartsAtItsTrigger: "timeout 200ms after 5 bytes" lets five bytes through,
+// drops the rest, and closes the connection no sooner than 200 ms after the trigger fired.
+func TestTimeoutArmedStartsAtItsTrigger(t *testing.T) {
+	addr, conns := upstreamSink(t)
+	_, n := start(t, addr, "timeout 200ms after 5 bytes")
+	c := mustDial(t, n.Addr())
+	up := accepted(t, conns)
+	expectSilence(t, c, "before any byte, an armed timeout closes nothing")
+	at := time.Now()
+	up.Write([]byte("12345dropped"))
+	got, err := readAll(t, c)
+	if err != nil || string(got) != "12345" {
+		t.Fatalf("read %q, %v: want the 5 bytes before the trigger, then a close", got, err)
+	}
+	if took := time.Since(at); took < 200*time.Millisecond {
+		t.Errorf("closed %v after the trigger, want no sooner than 200ms", took)
+	}
+}

@@ -422,7 +422,7 @@ func specToxicity(t *testing.T, typ, stream, attrs, words string, toxicity float
 	}
 }
 
-func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+func millis(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 
 func at(d time.Duration) *span { s := about(d); return &s }
 
@@ -449,21 +449,21 @@ func TestToxiproxyConformance(t *testing.T) {
 		serve: sendThen(p1000, true),
 		toxic: spec(t, "latency", "downstream", `{"latency": 200}`, "latency 200ms"),
 		wait:  2 * time.Second,
-		want:  expect{data: p1000, first: at(ms(200)), end: endFIN, endAt: at(ms(200))},
+		want:  expect{data: p1000, first: at(millis(200)), end: endFIN, endAt: at(millis(200))},
 	}, {
 		name:  "latency/upstream",
 		serve: echoBack(len(p1000)),
 		toxic: spec(t, "latency", "upstream", `{"latency": 200}`, "latency 200ms upstream"),
 		send:  p1000,
 		wait:  2 * time.Second,
-		want:  expect{data: p1000, first: at(ms(200)), end: endFIN, endAt: at(ms(200))},
+		want:  expect{data: p1000, first: at(millis(200)), end: endFIN, endAt: at(millis(200))},
 	}, {
 		// latency.go: latency + Int63n(2*jitter) - jitter, drawn per chunk.
 		name:  "latency-jitter/downstream",
 		serve: sendThen(p1000, true),
 		toxic: spec(t, "latency", "downstream", `{"latency": 200, "jitter": 100}`, "latency 200ms jitter 100ms"),
 		wait:  2 * time.Second,
-		want:  expect{data: p1000, first: &span{ms(100), ms(300)}, end: endFIN, endAt: &span{ms(100), ms(300)}},
+		want:  expect{data: p1000, first: &span{millis(100), millis(300)}, end: endFIN, endAt: &span{millis(100), millis(300)}},
 		drawn: true,
 	}, {
 		// bandwidth.go: 100 KB/s is 10,000 bytes each 100 ms; the last piece of 50,000 bytes
@@ -472,21 +472,21 @@ func TestToxiproxyConformance(t *testing.T) {
 		serve: sendThen(p50000, true),
 		toxic: spec(t, "bandwidth", "downstream", `{"rate": 100}`, "bandwidth 100KB/s"),
 		wait:  3 * time.Second,
-		want:  expect{data: p50000, end: endFIN, endAt: at(ms(500))},
+		want:  expect{data: p50000, end: endFIN, endAt: at(millis(500))},
 	}, {
 		// slow_close.go: the bytes pass at once, the FIN waits delay.
 		name:  "slow_close/downstream",
 		serve: sendThen(p1000, true),
 		toxic: spec(t, "slow_close", "downstream", `{"delay": 300}`, "slow-close 300ms"),
 		wait:  2 * time.Second,
-		want:  expect{data: p1000, first: at(0), end: endFIN, endAt: at(ms(300))},
+		want:  expect{data: p1000, first: at(0), end: endFIN, endAt: at(millis(300))},
 	}, {
 		// timeout.go: every byte is dropped, the connection closed after timeout.
 		name:  "timeout/downstream",
 		serve: sendThen(p1000, false),
 		toxic: spec(t, "timeout", "downstream", `{"timeout": 300}`, "timeout 300ms"),
 		wait:  2 * time.Second,
-		want:  expect{data: nil, end: endFIN, endAt: at(ms(300))},
+		want:  expect{data: nil, end: endFIN, endAt: at(millis(300))},
 	}, {
 		// timeout 0: dropped for ever, the connection open.
 		name:  "timeout-0/downstream",
@@ -499,20 +499,20 @@ func TestToxiproxyConformance(t *testing.T) {
 		name:   "timeout-0-removed/downstream",
 		serve:  sendThen(p1000, false),
 		toxic:  spec(t, "timeout", "downstream", `{"timeout": 0}`, "timeout 0"),
-		remove: ms(300),
+		remove: millis(300),
 		wait:   2 * time.Second,
-		want:   expect{data: nil, end: endFIN, endAt: at(ms(300))},
+		want:   expect{data: nil, end: endFIN, endAt: at(millis(300))},
 	}, {
 		// timeout.go makes a new time.After at each chunk: the timeout counts from the last
 		// byte, not from the toxic's start. Five pieces 100 ms apart: closed at 400+300 ms.
 		name:  "timeout-drip/downstream",
-		serve: drip(p1000, 5, ms(100)),
+		serve: drip(p1000, 5, millis(100)),
 		toxic: spec(t, "timeout", "downstream", `{"timeout": 300}`, "timeout 300ms"),
 		wait:  2 * time.Second,
-		want:  expect{data: nil, end: endFIN, endAt: at(ms(700))},
+		want:  expect{data: nil, end: endFIN, endAt: at(millis(700))},
 		// failsim's timeout counts from when the toxic began on the connection, as its
 		// documentation says; bytes that it drops do not put the close off.
-		differs: &expect{data: nil, end: endFIN, endAt: at(ms(300))},
+		differs: &expect{data: nil, end: endFIN, endAt: at(millis(300))},
 	}, {
 		// a toxic whose toxicity is 0 never acts.
 		name:  "latency-toxicity-0/downstream",
@@ -533,7 +533,7 @@ func TestToxiproxyConformance(t *testing.T) {
 		serve: sendThen(p1000, false),
 		toxic: spec(t, "reset_peer", "downstream", `{"timeout": 300}`, "reset-peer 300ms"),
 		wait:  2 * time.Second,
-		want:  expect{data: nil, end: endRST, endAt: at(ms(300))},
+		want:  expect{data: nil, end: endRST, endAt: at(millis(300))},
 	}, {
 		// link.go sets SO_LINGER 0 only on links that start with a reset_peer in the chain:
 		// added to a connection already open, toxiproxy's reset_peer closes it with a FIN.
@@ -553,14 +553,14 @@ func TestToxiproxyConformance(t *testing.T) {
 		serve: sendThen(p1600, true),
 		toxic: spec(t, "slicer", "downstream", `{"average_size": 100, "size_variation": 0, "delay": 20000}`, "slicer 100 delay 20ms"),
 		wait:  3 * time.Second,
-		want:  expect{data: p1600, first: at(0), end: endFIN, endAt: at(16 * ms(20))},
+		want:  expect{data: p1600, first: at(0), end: endFIN, endAt: at(16 * millis(20))},
 	}, {
 		// with a variation the number of pieces is drawn (16 to 32 here), so their time is.
 		name:  "slicer-variation/downstream",
 		serve: sendThen(p1600, true),
 		toxic: spec(t, "slicer", "downstream", `{"average_size": 100, "size_variation": 20, "delay": 20000}`, "slicer 100 variation 20 delay 20ms"),
 		wait:  3 * time.Second,
-		want:  expect{data: p1600, first: at(0), end: endFIN, endAt: &span{8 * ms(20), 32 * ms(20)}},
+		want:  expect{data: p1600, first: at(0), end: endFIN, endAt: &span{8 * millis(20), 32 * millis(20)}},
 		drawn: true,
 	}, {
 		// limit_data.go: the first bytes pass, then the stub closes: a FIN.

@@ -1,6 +1,7 @@
 package repl
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -247,6 +248,40 @@ func TestLinkOf(t *testing.T) {
 	} {
 		if got := LinkOf(f); got != want {
 			t.Errorf("LinkOf(%v) = %+v, want %+v", f, got, want)
+		}
+	}
+}
+
+// TestLinkOfToxics: toxiproxy's toxics, each on its stream, for writes on an open connection:
+// a command of 47 bytes up, an answer of 11 down, a connection opened with 115 bytes down and
+// 182 up.
+func TestLinkOfToxics(t *testing.T) {
+	ms := time.Millisecond
+	for words, want := range map[string]Link{
+		"latency 200ms":                      Slow(200 * ms),
+		"latency 200ms jitter 50ms upstream": Slow(250 * ms),
+		"bandwidth 1KB/s":                    Slow(11 * ms),
+		"bandwidth 1KB/s upstream":           Slow(47 * ms),
+		"slicer 1 delay 1ms":                 Slow(10 * ms),
+		"slicer 10 delay 1ms upstream":       Slow(7 * ms), // 47: 23 and 24, each cut twice more: 8 pieces
+		"slicer 64 delay 1ms":                {},
+		"slow-close 2s":                      {},
+		"slow-close 2s upstream":             {},
+		"timeout 0":                          {Dead: true},
+		"timeout 5s upstream":                {Dead: true},
+		"reset-peer":                         {Dead: true},
+		"reset-peer 1s upstream":             {Dead: true},
+		"limit-data 125":                     {Dead: true},
+		"limit-data 126":                     {},
+		"limit-data 229 upstream":            {Dead: true},
+		"limit-data 230 upstream":            {},
+	} {
+		f, err := fault.Parse(strings.Fields(words))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := LinkOf(f); got != want {
+			t.Errorf("LinkOf(%s) = %+v, want %+v", words, got, want)
 		}
 	}
 }

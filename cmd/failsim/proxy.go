@@ -60,6 +60,7 @@ with --control-token is visible to every local user in /proc.`,
 	f.Uint64Var(&o.seed, "seed", 1, "seed `N` of the probabilistic modes")
 	f.BoolVar(&o.anyAddress, "allow-non-loopback", false, "let a node listen on an address that is not loopback (0.0.0.0, ::, a host's own)")
 	f.DurationVar(&o.handshake, "handshake-timeout", 30*time.Second, "close a client that has not answered the server's greeting within this `DURATION` (0: never)")
+	f.BoolVar(&o.rewrite, "rewrite-topology", false, "on every node, rewrite the real servers' addresses to the proxy's in the replies that report topology (SHOW SLAVE HOSTS, SHOW SLAVE STATUS, SELECT @@hostname...); the config file's rewrite-topology does it per node")
 	logLevelVar(c, &o.logLevel)
 	c.AddCommand(m.proxySetCmd(), m.proxyStatusCmd())
 	return c
@@ -73,6 +74,7 @@ type proxyFlags struct {
 	seed                   uint64
 	handshake              time.Duration
 	anyAddress             bool // --allow-non-loopback
+	rewrite                bool // --rewrite-topology
 	logLevel               string
 }
 
@@ -143,6 +145,11 @@ func (m *Main) runProxyServe(ctx context.Context, c *cobra.Command, o *proxyFlag
 		}
 	}
 	cfg.Nodes = append(cfg.Nodes, o.nodes...)
+	if given("rewrite-topology") {
+		for i := range cfg.Nodes {
+			cfg.Nodes[i].RewriteTopology = o.rewrite
+		}
+	}
 	if len(cfg.Nodes) == 0 {
 		return usageErr(errors.New("proxy: no nodes"), "give --node db1=127.0.0.1:4001,127.0.0.1:3306 or --config FILE")
 	}

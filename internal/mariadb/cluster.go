@@ -44,7 +44,8 @@ const Ledger = "failsim.ledger"
 // replica's stream: freeze stops it, delay makes it late. Every server has the binary log on
 // (log_slave_updates too, so any replica can be promoted and the others repointed to it) and
 // started with no transaction of its own: the servers' GTID positions count the writes made
-// since. Close stops everything and removes the data.
+// since. Every server reports its own address (report_host, report_port), so its source's SHOW
+// SLAVE HOSTS lists it there. Close stops everything and removes the data.
 type Cluster struct {
 	Servers []*Server    // db1, db2, ...; Servers[0] is the master at the start
 	Names   []string     // "db1", "db2", ...
@@ -159,7 +160,7 @@ func startMember(ctx context.Context, bin, installDB string, id int, probe strin
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{dir: dir, socket: filepath.Join(dir, "mysql.sock"), User: "failsim_probe", Password: probe, exited: make(chan struct{})}
+	s := &Server{dir: dir, socket: filepath.Join(dir, "mysql.sock"), User: "failsim_probe", Password: probe, exited: make(chan struct{}), report: true}
 	extra := []string{"--log-bin=" + filepath.Join(dir, "binlog"), "--server-id=" + strconv.Itoa(id),
 		"--log-slave-updates=ON", "--binlog-format=ROW", "--skip-slave-start",
 		"--innodb-flush-log-at-trx-commit=2", "--sync-binlog=0", "--relay-log=" + filepath.Join(dir, "relay")}

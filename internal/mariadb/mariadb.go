@@ -45,6 +45,7 @@ type Server struct {
 
 	dir    string
 	socket string
+	report bool // started with report_host and report_port set to Addr: a cluster member
 	cmd    *exec.Cmd
 	exited chan struct{}
 	err    error // the process's exit error, once exited is closed
@@ -124,6 +125,11 @@ func (s *Server) start(ctx context.Context, bin, installDB string, extra []strin
 		"--tmpdir=" + s.dir, "--skip-name-resolve", "--innodb-buffer-pool-size=16M",
 		"--max-connections=200"}
 	sargs = append(sargs, extra...)
+	if s.report {
+		// A replica registers with its source under this address, as SHOW SLAVE HOSTS
+		// lists it: a discovering manager follows it to the replica.
+		sargs = append(sargs, "--report-host=127.0.0.1", "--report-port="+strconv.Itoa(port))
+	}
 	if os.Geteuid() == 0 {
 		sargs = append(sargs, "--user=root")
 	}
