@@ -474,6 +474,14 @@ func TestToxiproxyConformance(t *testing.T) {
 		wait:  3 * time.Second,
 		want:  expect{data: p50000, end: endFIN, endAt: at(millis(500))},
 	}, {
+		// the same upstream: the client's 50,000 bytes paced to the echo server.
+		name:  "bandwidth/upstream",
+		serve: echoBack(len(p50000)),
+		toxic: spec(t, "bandwidth", "upstream", `{"rate": 100}`, "bandwidth 100KB/s upstream"),
+		send:  p50000,
+		wait:  3 * time.Second,
+		want:  expect{data: p50000, end: endFIN, endAt: at(millis(500))},
+	}, {
 		// slow_close.go: the bytes pass at once, the FIN waits delay.
 		name:  "slow_close/downstream",
 		serve: sendThen(p1000, true),
@@ -485,6 +493,14 @@ func TestToxiproxyConformance(t *testing.T) {
 		name:  "timeout/downstream",
 		serve: sendThen(p1000, false),
 		toxic: spec(t, "timeout", "downstream", `{"timeout": 300}`, "timeout 300ms"),
+		wait:  2 * time.Second,
+		want:  expect{data: nil, end: endFIN, endAt: at(millis(300))},
+	}, {
+		// upstream: the client's bytes never reach the echo server; closed after timeout.
+		name:  "timeout/upstream",
+		serve: echoBack(0),
+		toxic: spec(t, "timeout", "upstream", `{"timeout": 300}`, "timeout 300ms upstream"),
+		send:  p1000,
 		wait:  2 * time.Second,
 		want:  expect{data: nil, end: endFIN, endAt: at(millis(300))},
 	}, {
@@ -529,6 +545,14 @@ func TestToxiproxyConformance(t *testing.T) {
 		wait:  2 * time.Second,
 		want:  expect{data: nil, end: endRST, endAt: at(0)},
 	}, {
+		// upstream: the client's first bytes are dropped and both sides reset.
+		name:  "reset_peer-0/upstream",
+		serve: echoBack(0),
+		toxic: spec(t, "reset_peer", "upstream", `{"timeout": 0}`, "reset-peer upstream"),
+		send:  p1000,
+		wait:  2 * time.Second,
+		want:  expect{data: nil, end: endRST, endAt: at(0)},
+	}, {
 		name:  "reset_peer-300/downstream",
 		serve: sendThen(p1000, false),
 		toxic: spec(t, "reset_peer", "downstream", `{"timeout": 300}`, "reset-peer 300ms"),
@@ -554,6 +578,14 @@ func TestToxiproxyConformance(t *testing.T) {
 		toxic: spec(t, "slicer", "downstream", `{"average_size": 100, "size_variation": 0, "delay": 20000}`, "slicer 100 delay 20ms"),
 		wait:  3 * time.Second,
 		want:  expect{data: p1600, first: at(0), end: endFIN, endAt: at(16 * millis(20))},
+	}, {
+		// upstream: the echo server gets the 16 pieces 20 ms apart and sends each back.
+		name:  "slicer/upstream",
+		serve: echoBack(len(p1600)),
+		toxic: spec(t, "slicer", "upstream", `{"average_size": 100, "size_variation": 0, "delay": 20000}`, "slicer 100 delay 20ms upstream"),
+		send:  p1600,
+		wait:  3 * time.Second,
+		want:  expect{data: p1600, first: at(0), end: endFIN, endAt: at(15 * millis(20))},
 	}, {
 		// with a variation the number of pieces is drawn (16 to 32 here), so their time is.
 		name:  "slicer-variation/downstream",
