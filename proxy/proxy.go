@@ -230,10 +230,15 @@ func New(cfg Config) (*Proxy, error) {
 			p.Close()
 			return nil, err
 		}
+		// Under mu: the nodes started already accept, and a rewriting connection reads Nodes.
+		p.mu.Lock()
 		p.nodes[nc.Name] = n
 		p.names = append(p.names, nc.Name)
+		p.mu.Unlock()
 	}
+	p.mu.Lock()
 	slices.Sort(p.names)
+	p.mu.Unlock()
 	return p, nil
 }
 
