@@ -87,7 +87,7 @@ func (m *Main) orchestratorConfig(ctx context.Context, c *cobra.Command, o *mana
 // each headed by its name and settings. The timeline's expectations are judged under
 // Tungsten's rules (they speak its states); it exits 1 when one fails there.
 func (m *Main) runReplaySideBySide(ctx context.Context, c *cobra.Command, o *replayFlags, tl *timeline.Timeline, sm *statemap.Map) error {
-	for _, name := range []string{"manager", "live", "report"} {
+	for _, name := range []string{"manager", "live", "report", "shadow"} {
 		if c.Flags().Changed(name) {
 			return usageErr(fmt.Errorf("--%s with --managers: the side by side replay is in the simulator, as text, each manager named in --managers", name), "failsim replay --managers tungsten,orchestrator FILE")
 		}
@@ -154,7 +154,7 @@ func (m *Main) runReplaySideBySide(ctx context.Context, c *cobra.Command, o *rep
 // runReplayOrchestrator is failsim replay --manager orchestrator: the timeline under
 // Orchestrator's rules, in virtual time, printed as text.
 func (m *Main) runReplayOrchestrator(ctx context.Context, c *cobra.Command, o *replayFlags, tl *timeline.Timeline) error {
-	for _, name := range []string{"live", "report", "statemap"} {
+	for _, name := range []string{"live", "report", "statemap", "shadow"} {
 		if c.Flags().Changed(name) {
 			return usageErr(fmt.Errorf("--%s: failsim replays Orchestrator's rules in the simulator, as text, and no more yet", name), "failsim replay --manager orchestrator [--manager-config FILE] FILE")
 		}
