@@ -34,6 +34,14 @@ import (
 // the machine steps to it (orchcore.Machine.Step), then the driver closes it and tells the
 // observers.
 func ReplayOrchestrator(tl *timeline.Timeline, cfg orchestrator.Config, obs ...drive.Observer) (*orchcore.Machine, error) {
+	return ReplayOrchestratorReplicas(tl, cfg, orchestrator.DefaultReplica(), obs...)
+}
+
+// ReplayOrchestratorReplicas is ReplayOrchestrator with every replica's own replication
+// settings rep (slave_net_timeout, MASTER_HEARTBEAT_PERIOD, MASTER_CONNECT_RETRY) instead of
+// MariaDB's defaults: the conformance test against a real Orchestrator shortens them on its
+// live replicas and replays the model with the same.
+func ReplayOrchestratorReplicas(tl *timeline.Timeline, cfg orchestrator.Config, rep orchestrator.Replica, obs ...drive.Observer) (*orchcore.Machine, error) {
 	master := -1
 	for i, n := range tl.Nodes {
 		if n.Role == fence.Master {
@@ -46,7 +54,7 @@ func ReplayOrchestrator(tl *timeline.Timeline, cfg orchestrator.Config, obs ...d
 	}
 	near := slices.Index(tl.Names(), tl.ManagerNear)
 	m := orchcore.New(orchcore.Config{
-		Orchestrator: cfg, Replica: orchestrator.DefaultReplica(), Nodes: len(tl.Nodes), Master: master,
+		Orchestrator: cfg, Replica: rep, Nodes: len(tl.Nodes), Master: master,
 		Cluster: orchestrator.Cluster{Name: tl.Nodes[max(master, 0)].Name}, End: tl.End, MariaDBGTID: true,
 		Rules: rules, DCs: tl.DataCenters, Near: near, NearOK: tl.ManagerNear != "" && near >= 0,
 	})
