@@ -62,6 +62,8 @@ var rank = map[string]int{
 	// A timeline played live on the live adapter and judged against the simulator; the servers
 	// the live tests share (only tests import it).
 	"monitor/livereplay": 14, "internal/liveservers": 14,
+	// The conformance test of the Orchestrator model against a real Orchestrator (tests only).
+	"internal/orchlive": 14,
 	// Property testing, on the simulator.
 	"check": 14,
 	// Sweeping a statemap's settings over a grid, on check's traces.
