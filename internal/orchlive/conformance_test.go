@@ -376,6 +376,28 @@ func (r *rig) steady() (bool, string) {
 	return true, ""
 }
 
+// traceViews logs each change of Orchestrator's view of an instance: whether its last check is
+// valid, whether it is up to date, when it was last seen, and its replication threads.
+func (r *rig) traceViews(t *testing.T, now time.Duration, views map[string]string) {
+	var all []map[string]any
+	if err := r.get("all-instances", &all); err != nil {
+		return
+	}
+	for _, in := range all {
+		k, _ := in["Key"].(map[string]any)
+		name := keyString(k)
+		if i, ok := r.proxies[name]; ok {
+			name = r.c.Names[i]
+		}
+		v := fmt.Sprintf("valid %v uptodate %v seen %v io %v sql %v", in["IsLastCheckValid"], in["IsUpToDate"],
+			in["LastSeenTimestamp"], in["ReplicationIOThreadRuning"], in["ReplicationSQLThreadRuning"])
+		if views[name] != v {
+			views[name] = v
+			t.Logf("  live %+6.1fs %s: %s", now.Seconds(), name, v)
+		}
+	}
+}
+
 // observed is what the test saw Orchestrator do, times from the fault.
 type observed struct {
 	codes     []timedCode // the master's code at each change
@@ -420,19 +442,21 @@ func (r *rig) play(t *testing.T, fc faultCase) {
 	}
 	var live observed
 	last := ""
+	views := map[string]string{} // per instance, Orchestrator's last view of it, for the log
 	for time.Since(faultAt) < fc.window {
 		now := time.Since(faultAt)
 		code, _, err := r.masterCode()
 		if err != nil {
 			code = "(error: " + err.Error() + ")"
 		}
+		if !live.recovered {
+			r.readRecovery(&live, now)
+		}
 		if code != last && !live.recovered {
 			live.codes = append(live.codes, timedCode{now, code})
 			last = code
 		}
-		if !live.recovered {
-			r.readRecovery(&live, now)
-		}
+		r.traceViews(t, now, views)
 		time.Sleep(pollEvery)
 	}
 	if err := fc.set(r, false); err != nil {
@@ -451,6 +475,9 @@ func (r *rig) play(t *testing.T, fc faultCase) {
 		t.Errorf("first problem: model %s at %+.1fs, live %s at %+.1fs: more than %v apart", mFirst.code, mFirst.at.Seconds(), lFirst.code, lFirst.at.Seconds(), tol)
 	}
 	mLast, lLast := settled(model), settled(live)
+	if live.recovered { // the code it recovered, not what the master became as it began
+		lLast = timedCode{code: live.recCode}
+	}
 	if mLast.code != lLast.code {
 		t.Errorf("the master's code at the end (or at the recovery): model %s, live %s", mLast.code, lLast.code)
 	} else if fst, ok := firstOf(live.codes, lLast.code); ok {
