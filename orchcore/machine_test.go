@@ -105,7 +105,7 @@ func TestHardDeath(t *testing.T) {
 func TestStallIsUnreachable(t *testing.T) {
 	got, _ := run(t, recovering(), 2000*s, flt(660*s, 0, fault.Stall), flt(1260*s, 0, fault.Heal))
 	want := `11m1s orchestrator: db1 last check invalid
-11m1s orchestrator: db1 UnreachableMaster (replicas 2, read 2, replicating 2, lagging 0)
+11m10s orchestrator: db1 UnreachableMaster (replicas 2, read 2, replicating 2, lagging 0)
 21m0s orchestrator: db1 read again
 21m0s orchestrator: db1 NoProblem (replicas 2, read 2, replicating 2, lagging 0)
 `
@@ -224,7 +224,7 @@ func TestPartition(t *testing.T) {
 	}
 	want := `1m1s orchestrator: db1 last check invalid
 1m1s orchestrator: db2 last check invalid
-1m1s orchestrator: db1 UnreachableMaster (replicas 2, read 2, replicating 2, lagging 0)
+1m2s orchestrator: db1 UnreachableMaster (replicas 2, read 1, replicating 1, lagging 0)
 1m30s db3 I/O thread not replicating
 1m31s orchestrator: db1 DeadMasterAndSomeReplicas (replicas 2, read 1, replicating 0, lagging 0)
 1m31s orchestrator: db1 DeadMasterAndSomeReplicas: recovery promotes db3, loses db2

@@ -218,7 +218,8 @@ func (m *Machine) noteValid(t time.Duration, i int) {
 // analyse is the master's analysis at t.
 func (m *Machine) analyse(t time.Duration) orchestrator.Analysis {
 	c := m.cfg.Orchestrator
-	mr := orchestrator.MasterRead{LastCheckValid: m.nodes[m.master].check.Valid(c), Downtimed: m.down}
+	mk := m.nodes[m.master].check
+	mr := orchestrator.MasterRead{LastCheckValid: mk.Valid(c), PartialSuccess: mk.Checked <= mk.Seen, Downtimed: m.down}
 	rs := m.reads[:0]
 	for i := range m.nodes {
 		n := &m.nodes[i]

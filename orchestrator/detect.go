@@ -23,11 +23,14 @@ type Detection struct {
 // multiple of MASTER_HEARTBEAT_PERIOD.
 //
 //   - The first read that meets the fault starts at r0, the first read tick at or after at;
-//     the master's last check turns invalid at mi (MasterInvalidAfter): the first problem code.
+//     the master's last check turns invalid at mi (MasterInvalidAfter). A read that fails at
+//     once makes mi the first problem code; a hanging one leaves the last good read's partial
+//     success, under which the invalid check is NoProblem while the replicas replicate: the
+//     first problem code is then at pi, the tick at or after the read fails.
 //   - The replicas' I/O threads stop at s (at once for refuse, reset and close; the last
 //     heartbeat plus slave_net_timeout for a silent link; never for one that stays up).
 //   - Orchestrator sees them stopped at the first regular read at or after s, up to mi; after
-//     mi the analysis is UnreachableMaster and each tick's emergent reads
+//     pi the analysis is UnreachableMaster and each tick's emergent reads
 //     (logic/topology_recovery.go:1773-1775) read them, counted at the next tick, and put off
 //     their regular reads. DeadMaster is at the later of mi and that.
 //
@@ -46,7 +49,14 @@ func DetectionOf(c Config, r Replica, f fault.Fault, at time.Duration) (Detectio
 	if !failed {
 		return d, nil // a read that succeeds: nothing to detect
 	}
-	d.Unreachable = mi
+	// The first problem code: a read that failed at once stored no partial success, so the
+	// invalid check is UnreachableMaster (or worse) at once; a hanging read leaves the last
+	// good read's last_check_partial_success (1, inst/instance_dao.go:2560), under which an
+	// invalid master with replicating replicas is NoProblem (inst/analysis_dao.go:515-522)
+	// until the read fails and stores none (:974), at the tick after.
+	rd, _ := ReadUnder(c, f)
+	pi := max(mi, TickAtOrAfter(r0+rd.Took, HealthPoll))
+	d.Unreachable = pi
 	var s time.Duration
 	switch o, _, _ := behaviour(f); o {
 	case stays:
@@ -57,16 +67,17 @@ func DetectionOf(c Config, r Replica, f fault.Fault, at time.Duration) (Detectio
 		s = at/r.HeartbeatPeriod*r.HeartbeatPeriod + r.NetTimeout
 	}
 	seen := time.Duration(-1)
-	for k := r0; k <= mi; k += q {
+	for k := r0; k <= pi; k += q {
 		if k >= s {
 			seen = k
 			break
 		}
 	}
 	if seen < 0 {
-		seen = TickAtOrAfter(max(s, mi), RecoveryPoll) + RecoveryPoll
+		seen = TickAtOrAfter(max(s, pi), RecoveryPoll) + RecoveryPoll
 	}
 	d.Dead, d.DeadOK = max(mi, seen), true
+	d.Unreachable = min(pi, d.Dead) // DeadMaster needs no partial success: it may come first
 	return d, nil
 }
 

@@ -130,8 +130,8 @@ func TestBoundsOf(t *testing.T) {
 		want Bounds
 	}{
 		{fault.Refuse, Bounds{0, 5999 * time.Millisecond, 0, 5999 * time.Millisecond, true}},
-		{fault.Freeze, Bounds{time.Second, 6999 * time.Millisecond, 31001 * time.Millisecond, 61 * s, true}},
-		{fault.Stall, Bounds{time.Second, 6999 * time.Millisecond, 0, 0, false}},
+		{fault.Freeze, Bounds{10 * s, 15999 * time.Millisecond, 31001 * time.Millisecond, 61 * s, true}},
+		{fault.Stall, Bounds{10 * s, 15999 * time.Millisecond, 0, 0, false}},
 	} {
 		b, ok, err := BoundsOf(c, r, fault.Fault{Kind: tc.k})
 		if err != nil || !ok || b != tc.want {

@@ -64,7 +64,7 @@ func TestOrchestratorIncidentsSayWhatTheyShow(t *testing.T) {
 	c := orchestrator.Defaults()
 	c.RecoverMasterClusterFilters = []string{"*"}
 	ebs := string(replayOrchestrator(t, "../testdata/incidents/ebs-stall.timeline", c))
-	if !strings.Contains(ebs, "21:11:01 orchestrator: db1 UnreachableMaster") || strings.Contains(ebs, "DeadMaster") ||
+	if !strings.Contains(ebs, "21:11:10 orchestrator: db1 UnreachableMaster") || strings.Contains(ebs, "DeadMaster") ||
 		!strings.Contains(ebs, "verdict: orchestrator: no failover") {
 		t.Errorf("ebs-stall:\n%s", ebs)
 	}
