@@ -152,6 +152,7 @@ type rig struct {
 	cmd     *exec.Cmd
 	log     string
 	exited  chan struct{}
+	dbPath  string
 	cfg     orchestrator.Config // the model's reading of the same configuration file
 }
 
@@ -236,6 +237,7 @@ func newRig(t *testing.T, bin string) *rig {
 		t.Fatalf("the model reads %s: %v", confPath, err)
 	}
 	r.log = filepath.Join(dir, "orchestrator.log")
+	r.dbPath = filepath.Join(dir, "orchestrator.sqlite3")
 	logf, err := os.Create(r.log)
 	if err != nil {
 		t.Fatal(err)
@@ -378,10 +380,20 @@ func (r *rig) steady() (bool, string) {
 
 // traceViews logs each change of Orchestrator's view of an instance: whether its last check is
 // valid, whether it is up to date, when it was last seen, and its replication threads.
-func (r *rig) traceViews(t *testing.T, now time.Duration, views map[string]string) {
+func (r *rig) traceViews(t *testing.T, now time.Duration, views map[string]string, o *observed) {
 	var all []map[string]any
 	if err := r.get("all-instances", &all); err != nil {
 		return
+	}
+	// ORCHLIVE_SQLITE=1 (with the sqlite3 command) also logs the backend's own stamps of each
+	// instance: last_checked, last_attempted_check, last_seen, last_check_partial_success, and
+	// the analysis query's is_last_check_valid expression (InstancePollSeconds 1 + 1 s).
+	if os.Getenv("ORCHLIVE_SQLITE") != "" {
+		out, _ := exec.Command("sqlite3", "-readonly", r.dbPath, "select port, last_checked, last_attempted_check, last_seen, last_check_partial_success, last_checked <= last_seen and last_attempted_check <= datetime(last_seen, printf('+%d second', 2)) from database_instance").CombinedOutput()
+		if string(out) != views["sqlite"] {
+			views["sqlite"] = string(out)
+			t.Logf("  sqlite %+6.1fs %s", now.Seconds(), strings.ReplaceAll(string(out), "\n", " / "))
+		}
 	}
 	for _, in := range all {
 		k, _ := in["Key"].(map[string]any)
@@ -391,6 +403,14 @@ func (r *rig) traceViews(t *testing.T, now time.Duration, views map[string]strin
 		}
 		v := fmt.Sprintf("valid %v uptodate %v seen %v io %v sql %v", in["IsLastCheckValid"], in["IsUpToDate"],
 			in["LastSeenTimestamp"], in["ReplicationIOThreadRuning"], in["ReplicationSQLThreadRuning"])
+		if in["ReplicationIOThreadRuning"] == false && name != r.c.Names[0] && !o.recovered {
+			if _, ok := o.ioStop[name]; !ok {
+				if o.ioStop == nil {
+					o.ioStop = map[string]time.Duration{}
+				}
+				o.ioStop[name] = now
+			}
+		}
 		if views[name] != v {
 			views[name] = v
 			t.Logf("  live %+6.1fs %s: %s", now.Seconds(), name, v)
@@ -405,6 +425,9 @@ type observed struct {
 	at        time.Duration // when the recovery was first seen
 	promoted  string        // its successor, a member's name ("" for none)
 	recCode   string        // the code it recovered
+	// ioStop is, per replica, when its I/O thread stopped: in the model the world's (the
+	// replica's own), live the first time Orchestrator's view of it says so.
+	ioStop map[string]time.Duration
 }
 
 type timedCode struct {
@@ -456,7 +479,7 @@ func (r *rig) play(t *testing.T, fc faultCase) {
 			live.codes = append(live.codes, timedCode{now, code})
 			last = code
 		}
-		r.traceViews(t, now, views)
+		r.traceViews(t, now, views, &live)
 		time.Sleep(pollEvery)
 	}
 	if err := fc.set(r, false); err != nil {
@@ -500,9 +523,41 @@ func (r *rig) play(t *testing.T, fc faultCase) {
 			t.Errorf("recovery: model at %+.1fs, live at %+.1fs: more than %v apart", model.at.Seconds(), live.at.Seconds(), tol)
 		}
 	}
-	t.Logf("figures %s: first problem model %+.1fs live %+.1fs; %s model %+.1fs live %+.1fs; recovery model %v live %v (tolerance %v)",
-		fc.name, mFirst.at.Seconds(), lFirst.at.Seconds(), lLast.code, firstOrZero(model.codes, mLast.code).Seconds(),
-		firstOrZero(live.codes, lLast.code).Seconds(), recoveryFigure(model), recoveryFigure(live), tol)
+	// The replicas' I/O threads: Orchestrator sees a stop at its next read of the replica, at
+	// most a poll and the whole-second stamp after the model's stop.
+	for _, name := range r.c.Names[1:] {
+		m, mok := model.ioStop[name]
+		l, lok := live.ioStop[name]
+		switch {
+		case mok != lok:
+			t.Errorf("%s's I/O thread stops: model %v, live %v (model %v, live %v)", name, mok, lok, model.ioStop, live.ioStop)
+		case mok && (l < m-replicaSettings.HeartbeatPeriod || l > m+tol):
+			t.Errorf("%s's I/O thread: stops at %+.1fs in the model, Orchestrator sees it stopped at %+.1fs: not within [-%v, +%v]", name, m.Seconds(), l.Seconds(), replicaSettings.HeartbeatPeriod, tol)
+		}
+	}
+	t.Logf("figures %s: first problem model %s live %s; %s model %+.1fs live %+.1fs; I/O stops model %v live %v; recovery model %v live %v (tolerance %v)",
+		fc.name, problemFigure(mFirst, mOK), problemFigure(lFirst, lOK), lLast.code, firstOrZero(model.codes, mLast.code).Seconds(),
+		firstOrZero(live.codes, lLast.code).Seconds(), stopsFigure(model.ioStop), stopsFigure(live.ioStop), recoveryFigure(model), recoveryFigure(live), tol)
+}
+
+func problemFigure(c timedCode, ok bool) string {
+	if !ok {
+		return "none"
+	}
+	return fmt.Sprintf("%s %+.1fs", c.code, c.at.Seconds())
+}
+
+func stopsFigure(m map[string]time.Duration) string {
+	if len(m) == 0 {
+		return "none"
+	}
+	var parts []string
+	for _, n := range []string{"db2", "db3"} {
+		if d, ok := m[n]; ok {
+			parts = append(parts, fmt.Sprintf("%s %+.1fs", n, d.Seconds()))
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 func recoveryFigure(o observed) string {
@@ -586,6 +641,15 @@ func (r *rig) model(t *testing.T, fc faultCase) observed {
 		case *orchcore.Analysed:
 			if e.Master == 0 && !o.recovered {
 				o.codes = append(o.codes, timedCode{at, e.Code.String()})
+			}
+		case *orchcore.IOThread:
+			if !e.Running && !o.recovered {
+				if o.ioStop == nil {
+					o.ioStop = map[string]time.Duration{}
+				}
+				if _, ok := o.ioStop[tl.Names()[e.Node]]; !ok {
+					o.ioStop[tl.Names()[e.Node]] = at
+				}
 			}
 		case *orchcore.Recovered:
 			if e.Verdict == orchestrator.Runs && e.Failed == 0 && !o.recovered {
