@@ -310,6 +310,7 @@ func (r *rig) waitDiscovered(t *testing.T) {
 				t.Errorf("Orchestrator's instances name only %v", held)
 			}
 			t.Logf("Orchestrator holds %d addresses, every one a proxy's: %v", len(held), dedupe(held))
+			r.checkLoopbackOnly(t)
 			return
 		}
 		if time.Now().After(deadline) {
@@ -318,6 +319,30 @@ func (r *rig) waitDiscovered(t *testing.T) {
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
+}
+
+// checkLoopbackOnly checks that every TCP socket Orchestrator holds (its backend is a file, its
+// API a loopback listener, its reads go to the proxies) is with 127.0.0.0/8, or a listener's
+// unspecified remote.
+func (r *rig) checkLoopbackOnly(t *testing.T) {
+	t.Helper()
+	ips, ok, err := remoteAddrs(r.cmd.Process.Pid)
+	if err != nil {
+		t.Error(err)
+	}
+	if !ok {
+		t.Log("no /proc: Orchestrator's sockets not checked")
+		return
+	}
+	if len(ips) == 0 {
+		t.Errorf("Orchestrator holds no TCP socket: the check sees nothing (its API listener at least should show)")
+	}
+	for _, ip := range ips {
+		if !ip.IsLoopback() && !ip.IsUnspecified() {
+			t.Errorf("Orchestrator holds a TCP socket with %s, outside 127.0.0.0/8", ip)
+		}
+	}
+	t.Logf("Orchestrator's %d TCP sockets: every remote on loopback (or a listener's)", len(ips))
 }
 
 // replicasOfMaster counts the instances whose master key is db1's proxy.
@@ -486,6 +511,7 @@ func (r *rig) play(t *testing.T, fc faultCase) {
 		t.Fatal(err)
 	}
 	t.Logf("live:  %s", live)
+	r.checkLoopbackOnly(t)
 
 	// The verdicts: the first problem, the code the master settles in (at the end, or when a
 	// recovery took it), whether a recovery ran, when, and whom it promoted.
