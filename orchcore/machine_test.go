@@ -100,8 +100,10 @@ func TestHardDeath(t *testing.T) {
 	}
 }
 
-// TestStallIsUnreachable: under a stall the replicas stay connected: UnreachableMaster one
-// second into the read that meets it, never DeadMaster, and NoProblem at the heal.
+// TestStallIsUnreachable: under a stall the replicas stay connected: the master's check is
+// invalid one second into the read that meets it, but UnreachableMaster comes only when that
+// read fails at the read timeout (until then the last good read's partial success holds),
+// never DeadMaster, and NoProblem at the heal.
 func TestStallIsUnreachable(t *testing.T) {
 	got, _ := run(t, recovering(), 2000*s, flt(660*s, 0, fault.Stall), flt(1260*s, 0, fault.Heal))
 	want := `11m1s orchestrator: db1 last check invalid
@@ -201,7 +203,8 @@ func TestFailOnLag(t *testing.T) {
 }
 
 // TestPartition: Orchestrator beside db3, the master db1 cut from db2 and db3: db1 is read as
-// through a blackhole (invalid a second into the read at 60 s), db3's stream times out 60 s
+// through a blackhole (invalid a second into the read at 60 s, UnreachableMaster when the
+// dial fails at 62 s), db3's stream times out 60 s
 // after its last heartbeat (at 30 s), and db2, on db1's side, cannot be read (a replica's
 // hanging read counts as read until it fails: inst/analysis_dao.go:195-200 looks at
 // last_checked alone): at 91 s DeadMasterAndSomeReplicas, and with recovery on, db3 is

@@ -51,8 +51,10 @@ type MasterRead struct {
 	// has been noted as hanging past InstancePoll+ReasonableInstanceCheck
 	// (inst/analysis_dao.go:159-162; Valid computes it).
 	LastCheckValid bool
-	// PartialSuccess is last_check_partial_success: the last read failed after some of its
-	// queries worked (inst/instance_dao.go:974). failsim's faults fail a read whole: false.
+	// PartialSuccess is last_check_partial_success: 1 after a good read (WriteInstance,
+	// inst/instance_dao.go:2560), and after a failed one whether some of its queries worked
+	// (:974, :430), which failsim's faults, failing a read whole, never leave. So it is true
+	// while the last read that ended succeeded, a hanging read under way included.
 	PartialSuccess bool
 	// Downtimed: the master is in downtime (Orchestrator's maintenance analog,
 	// inst/analysis_dao.go:231-234): its analysis is skipped by automated recovery.
