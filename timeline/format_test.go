@@ -232,7 +232,55 @@ func FuzzFormat(f *testing.F) {
 	}
 	f.Add([]byte("cluster a:master b:replica\nstart 9999-12-31T23:59:59Z\n+100y a refuse\n"))
 	f.Add([]byte(fmt.Sprintf("cluster a:master b:replica\nstart 23:59:59.999999999\n00:00:00 a stall\n%s cluster end\n", "+1ns")))
+	f.Add([]byte("cluster a:master b:replica\n+1s a bandwidth 10KB/s upstream\n+1s b slicer 64 variation 16 delay 10us\n+1s a latency 200ms jitter 50ms\n+1s b timeout 0 downstream\n+1s a reset-peer\n+1s a limit-data 4096 upstream\n+1s b slow-close 2s\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		roundTrip(t, "fuzz/f.timeline", data)
 	})
+}
+
+// FormatCommented writes each comment before its statement, a line break as a new comment
+// line and bad UTF-8 as U+FFFD, and what it writes parses back to what Format writes.
+func TestFormatCommented(t *testing.T) {
+	in := "cluster db1:master db2:replica\nstart 10:00:00\n10:01:00 db1 refuse\n10:02:00 db1 heal\nexpect db1 failed by 10:01:10\nexpect db2 master at 10:01:30\n"
+	tl, err := timeline.Parse("a.timeline", []byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := timeline.Comments{
+		Head:    []string{"imported"},
+		Events:  map[int][]string{1: {"x.log:7: healed\nsecond line"}},
+		Expects: map[int][]string{0: {"bad \xff byte"}},
+		Tail:    []string{"not imported:", ""},
+	}
+	want := `# imported
+cluster db1:master db2:replica
+checker interval=3s timeout=5s
+start 1970-01-01T10:00:00Z
+
+10:01:00 db1 refuse
+# x.log:7: healed
+# second line
+10:02:00 db1 heal
+
+# bad ` + "\uFFFD" + ` byte
+expect db1 failed by 10:01:10
+expect db2 master at 10:01:30
+
+# not imported:
+#
+`
+	got := timeline.FormatCommented(tl, c)
+	if string(got) != want {
+		t.Errorf("FormatCommented:\n%s\nwant:\n%s", got, want)
+	}
+	back, err := timeline.Parse("a.timeline", got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(timeline.Format(back), timeline.Format(tl)) {
+		t.Errorf("read back differs:\n%s", timeline.Format(back))
+	}
+	if !bytes.Equal(timeline.FormatCommented(tl, timeline.Comments{}), timeline.Format(tl)) {
+		t.Error("no comments: not Format's bytes")
+	}
 }
