@@ -63,6 +63,18 @@ type Config struct {
 	Observers []drive.Observer
 	// OnProbe, when not nil, is told every finished probe when it counts, from the runtime's loop.
 	OnProbe func(at time.Duration, node int, r Result)
+	// OnOutcome, when not nil, is told every outcome the engine is given, from the runtime's
+	// loop, with the virtual time its probe started at: what a recording keeps (record.Book).
+	// A probe that ended without an outcome is not told.
+	OnOutcome func(start time.Duration, node int, c statemap.Condition)
+	// OnReload, when not nil, is told each statemap reload, from the runtime's loop, at the
+	// virtual time the new map applies from.
+	OnReload func(at time.Duration, m *statemap.Map)
+	// Budget, when > 0, is the checkers' budget in virtual time: a probe that ran out of time
+	// (a timeout condition) after more than Budget counts as ending at its start plus Budget, as
+	// a simulated one does; the checker's slack past its budget (at most 100 ms, closing the
+	// socket) is not the server's. Zero counts every probe at its start plus the time it took.
+	Budget time.Duration
 	// Candidate chooses whom a failover promotes (fence.Config.Candidate); nil means the
 	// first eligible replica in cluster order. LiveCandidate ranks real replicas by their
 	// stored positions.
@@ -114,11 +126,12 @@ type Runtime struct {
 	d       *drive.Driver
 
 	t0       time.Time
-	open     bool          // an instant is begun: its probes run, and it waits for those that end at once
-	openAt   time.Duration // the open instant
-	awaited  []bool        // per node: its probe started at the open instant has not reported
-	waiting  int           // how many are awaited
-	got      []Result      // per node: the result the driver holds, for OnProbe when it counts
+	open     bool            // an instant is begun: its probes run, and it waits for those that end at once
+	openAt   time.Duration   // the open instant
+	awaited  []bool          // per node: its probe started at the open instant has not reported
+	waiting  int             // how many are awaited
+	got      []Result        // per node: the result the driver holds, for OnProbe when it counts
+	gotStart []time.Duration // per node: the start of the probe whose result the driver holds
 	lastLook time.Time
 	gaps     gapDetector
 
@@ -155,7 +168,7 @@ func New(cfg Config, sc Script) (*Runtime, error) {
 		}
 	}
 	r := &Runtime{cfg: cfg, inject: sc.Inject, repl: sc.Replicate, clk: cfg.Clock, log: cfg.Log, speed: cfg.Speed, sm: loaded,
-		awaited: make([]bool, len(cfg.Nodes)), got: make([]Result, len(cfg.Nodes)),
+		awaited: make([]bool, len(cfg.Nodes)), got: make([]Result, len(cfg.Nodes)), gotStart: make([]time.Duration, len(cfg.Nodes)),
 		results: make(chan probeDone, len(cfg.Nodes)), cmds: make(chan func())}
 	if cfg.Statemap != "" {
 		r.smStamp, _ = statOf(cfg.Statemap)
@@ -350,25 +363,31 @@ func (r *Runtime) take(d probeDone) {
 		r.waiting--
 	}
 	at := s.At
+	c := d.res.Condition
 	if d.res.Took >= atOnce {
 		at += time.Duration(float64(d.res.Took) * r.speed)
+		if r.cfg.Budget > 0 && c.IsTimeout() && at > s.At+r.cfg.Budget {
+			at = s.At + r.cfg.Budget
+		}
 	}
-	c := d.res.Condition
 	if c == statemap.Undefined {
 		c = drive.NoOutcome // the checker's probe was cut short: it ended without an outcome
 	}
 	if r.d.Report(s, at, c) {
-		r.got[s.Node] = d.res
+		r.got[s.Node], r.gotStart[s.Node] = d.res, s.At
 	}
 }
 
 // counted is the driver telling that node i's result counts at instant at: it is logged and
 // told to OnProbe.
-func (r *Runtime) counted(at time.Duration, i int, _ statemap.Condition) {
+func (r *Runtime) counted(at time.Duration, i int, c statemap.Condition) {
 	res := r.got[i]
 	r.log.Debug().Str("node", r.cfg.Nodes[i].Name).Stringer("condition", res.Condition).
 		Stringer("phase", res.Phase).Dur("took", res.Took).AnErr("cause", res.Err).Msg("probe")
 	if r.cfg.OnProbe != nil {
 		r.cfg.OnProbe(at, i, res)
+	}
+	if r.cfg.OnOutcome != nil && c != drive.NoOutcome {
+		r.cfg.OnOutcome(r.gotStart[i], i, c)
 	}
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/failsim/failsim/internal/input"
 	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
@@ -72,10 +71,8 @@ func (m *Main) runStatemapDiff(ctx context.Context, interval, timeout time.Durat
 	}
 	tls := make([]*timeline.Timeline, len(incidents))
 	for i, path := range incidents {
-		data, err := input.ReadFile(ctx, path, "timeline", input.TimelineMax)
-		if err == nil {
-			tls[i], err = timeline.Parse(path, data)
-		}
+		tl, err := readIncident(ctx, path)
+		tls[i] = tl
 		if err != nil {
 			return loadErr(ctx, "statemap diff", err)
 		}

@@ -48,6 +48,7 @@ type watchFlags struct {
 	query, policy                         string
 	forDur, hookTimeout                   time.Duration
 	logLevel                              string
+	record                                recordFlags
 }
 
 // defaultHookTimeout bounds each --on-failover command: a hook that hangs (a pager that never
@@ -92,6 +93,7 @@ the command line is visible to every local user in /proc. No output shows a pass
 	complete(c, "policy", "automatic", "manual", "maintenance")
 	f.DurationVar(&o.forDur, "for", 0, "stop after this `DURATION` and print the verdict (0: run until interrupted)")
 	logLevelVar(c, &o.logLevel)
+	o.record.register(f)
 	return c
 }
 
@@ -146,16 +148,24 @@ func (m *Main) runWatch(ctx context.Context, o *watchFlags) error {
 	hook := &failoverHook{cmd: o.onFailover, timeout: o.hookTimeout, start: start, names: names, stderr: m.Stderr, log: log}
 	// The verdict explains itself with sm, the map the runtime is given and starts with.
 	run := report.NewRun(tl, sm, newLivePrinter(m.Stdout, f, start, names), metrics, hook)
-	rt, err := monitor.New(monitor.Config{
+	cfg := monitor.Config{
 		Nodes: targets, Statemap: o.statemap, Map: sm, Policy: pol, Interval: o.interval, Clock: clk, Log: log,
-		Observers: run.Observers(),
-		OnProbe:   func(_ time.Duration, i int, r monitor.Result) { metrics.Probed(i, r.Condition) },
-	}, monitor.Script{End: o.forDur})
+		Observers: run.Observers(), Budget: o.timeout,
+		OnProbe: func(_ time.Duration, i int, r monitor.Result) { metrics.Probed(i, r.Condition) },
+	}
+	rec, err := o.record.start(&cfg, recordHeader(targets, o.interval, o.timeout, start, pol), sm, o.statemap != "", metrics, log)
+	if err != nil {
+		return err
+	}
+	rt, err := monitor.New(cfg, monitor.Script{End: o.forDur})
 	if err != nil {
 		return usageErr(err, "")
 	}
 	log.Info().Int("nodes", len(targets)).Dur("interval", o.interval).Dur("timeout", o.timeout).Msg("watching")
 	err = rt.Run(ctx)
+	if rec != nil {
+		rec.Close()
+	}
 	hook.wait()
 	if err != nil {
 		return err
