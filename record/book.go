@@ -48,7 +48,10 @@ type Book struct {
 // NewBook returns a book whose first segment starts at t=0 under the statemap named sm ("" for
 // the shipped defaults).
 func NewBook(h Header, sm string) *Book {
-	last := make([]statemap.Condition, len(h.Nodes)) // statemap.OK is the zero value
+	last := make([]statemap.Condition, len(h.Nodes))
+	for i := range last {
+		last[i] = statemap.OK
+	}
 	return &Book{h: h, last: last, seg: Segment{Statemap: sm}}
 }
 
