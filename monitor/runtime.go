@@ -132,6 +132,8 @@ type Runtime struct {
 	waiting  int             // how many are awaited
 	got      []Result        // per node: the result the driver holds, for OnProbe when it counts
 	gotStart []time.Duration // per node: the start of the probe whose result the driver holds
+	running  []time.Duration // per node: the start of its probe under way, -1 for none
+	openWait time.Duration   // the real time the open instant waits for its awaited probes
 	lastLook time.Time
 	gaps     gapDetector
 
@@ -168,10 +170,13 @@ func New(cfg Config, sc Script) (*Runtime, error) {
 		}
 	}
 	r := &Runtime{cfg: cfg, inject: sc.Inject, repl: sc.Replicate, clk: cfg.Clock, log: cfg.Log, speed: cfg.Speed, sm: loaded,
-		awaited: make([]bool, len(cfg.Nodes)), got: make([]Result, len(cfg.Nodes)), gotStart: make([]time.Duration, len(cfg.Nodes)),
+		awaited: make([]bool, len(cfg.Nodes)), got: make([]Result, len(cfg.Nodes)), gotStart: make([]time.Duration, len(cfg.Nodes)), running: make([]time.Duration, len(cfg.Nodes)),
 		results: make(chan probeDone, len(cfg.Nodes)), cmds: make(chan func())}
 	if cfg.Statemap != "" {
 		r.smStamp, _ = statOf(cfg.Statemap)
+	}
+	for i := range r.running {
+		r.running[i] = -1
 	}
 	if r.clk == nil {
 		r.clk = clock.New()
@@ -275,7 +280,7 @@ func (r *Runtime) realUntil(v time.Duration) time.Duration {
 func (r *Runtime) nextDue() time.Duration {
 	if r.open {
 		// The instant waits for its probes: their results wake the loop, or atOnce passes.
-		return r.openAt + time.Duration(float64(atOnce)*r.speed)
+		return r.openAt + time.Duration(float64(r.openWait)*r.speed)
 	}
 	t := r.d.Next()
 	if r.cfg.Statemap != "" {
@@ -319,9 +324,30 @@ func (r *Runtime) step(ctx context.Context) bool {
 				r.repl(a)
 			}
 		}
-		r.open, r.openAt = true, t
+		r.open, r.openAt, r.openWait = true, t, atOnce
+		r.awaitTimeouts(t)
 		for _, s := range w.Starts {
 			r.start(ctx, s)
+		}
+	}
+}
+
+// timeoutSlack is how long past its budget, in real time, a timed-out probe's result may come:
+// the checker's grace before it closes the socket, and as much again for the close.
+const timeoutSlack = 2 * grace
+
+// awaitTimeouts makes the instant at wait, at most timeoutSlack past atOnce, for the probes
+// that run out of their Budget at it: counted at their start plus Budget (take), they count at
+// at before its tick, as in the simulator, and not at the next instant.
+func (r *Runtime) awaitTimeouts(at time.Duration) {
+	if r.cfg.Budget <= 0 {
+		return
+	}
+	for i, st := range r.running {
+		if st >= 0 && st < at && st+r.cfg.Budget == at && !r.awaited[i] {
+			r.awaited[i] = true
+			r.waiting++
+			r.openWait = atOnce + timeoutSlack
 		}
 	}
 }
@@ -333,13 +359,14 @@ const atOnce = 20 * time.Millisecond
 // startsDone reports whether the open instant may close: none of its probes is still running,
 // or atOnce of real time has passed since it.
 func (r *Runtime) startsDone() bool {
-	return r.waiting == 0 || r.clk.Since(r.t0) >= time.Duration(float64(r.openAt)/r.speed)+atOnce
+	return r.waiting == 0 || r.clk.Since(r.t0) >= time.Duration(float64(r.openAt)/r.speed)+r.openWait
 }
 
 // start launches probe s on a goroutine of its own.
 func (r *Runtime) start(ctx context.Context, s drive.Start) {
 	r.awaited[s.Node] = true
 	r.waiting++
+	r.running[s.Node] = s.At
 	p := r.cfg.Nodes[s.Node].Prober
 	r.inflight.Add(1)
 	r.wg.Add(1)
@@ -358,7 +385,11 @@ func (r *Runtime) start(ctx context.Context, s drive.Start) {
 // at its start, as in the simulator; any other at its start plus its time, in virtual time.
 func (r *Runtime) take(d probeDone) {
 	s := d.start
-	if r.open && s.At == r.openAt && r.awaited[s.Node] {
+	if r.running[s.Node] == s.At {
+		r.running[s.Node] = -1
+	}
+	due := s.At == r.openAt || r.cfg.Budget > 0 && s.At+r.cfg.Budget == r.openAt
+	if r.open && due && r.awaited[s.Node] {
 		r.awaited[s.Node] = false
 		r.waiting--
 	}

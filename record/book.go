@@ -98,6 +98,14 @@ func (b *Book) Decide(ev act.Event) {
 
 func (b *Book) expect(x timeline.Expect) { b.seg.Expects = append(b.seg.Expects, x) }
 
+// Last is the time of the open segment's last event, 0 for none.
+func (b *Book) Last() time.Duration {
+	if n := len(b.seg.Events); n > 0 {
+		return b.seg.Events[n-1].At
+	}
+	return 0
+}
+
 // Open returns a copy of the open segment, which the book goes on filling.
 func (b *Book) Open() Segment {
 	s := b.seg

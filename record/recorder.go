@@ -237,10 +237,11 @@ func (r *Recorder) retry() {
 	}
 }
 
-// Close closes the open file at the last instant, waits for every write and stops the
-// writer. Call it once the run has returned.
+// Close closes the open file at the last instant (or its last event's start, if later: a
+// change that decided nothing), waits for every write and stops the writer. Call it once the
+// run has returned.
 func (r *Recorder) Close() {
-	r.cut(r.lastAt, r.sm)
+	r.cut(max(r.lastAt, r.book.Last()), r.sm)
 	for _, j := range r.pending {
 		r.jobs <- j
 	}
