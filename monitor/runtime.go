@@ -64,9 +64,10 @@ type Config struct {
 	// OnProbe, when not nil, is told every finished probe when it counts, from the runtime's loop.
 	OnProbe func(at time.Duration, node int, r Result)
 	// OnOutcome, when not nil, is told every outcome the engine is given, from the runtime's
-	// loop, with the virtual time its probe started at: what a recording keeps (record.Book).
-	// A probe that ended without an outcome is not told.
-	OnOutcome func(start time.Duration, node int, c statemap.Condition)
+	// loop, with the virtual times its probe started and finished at (end, at which it counts
+	// unless it came late): what a recording keeps (record.Book). A probe that ended without an
+	// outcome is not told.
+	OnOutcome func(start, end time.Duration, node int, c statemap.Condition)
 	// OnReload, when not nil, is told each statemap reload, from the runtime's loop, at the
 	// virtual time the new map applies from.
 	OnReload func(at time.Duration, m *statemap.Map)
@@ -132,6 +133,7 @@ type Runtime struct {
 	waiting  int             // how many are awaited
 	got      []Result        // per node: the result the driver holds, for OnProbe when it counts
 	gotStart []time.Duration // per node: the start of the probe whose result the driver holds
+	gotEnd   []time.Duration // per node: and its finish
 	running  []time.Duration // per node: the start of its probe under way, -1 for none
 	openWait time.Duration   // the real time the open instant waits for its awaited probes
 	lastLook time.Time
@@ -170,7 +172,7 @@ func New(cfg Config, sc Script) (*Runtime, error) {
 		}
 	}
 	r := &Runtime{cfg: cfg, inject: sc.Inject, repl: sc.Replicate, clk: cfg.Clock, log: cfg.Log, speed: cfg.Speed, sm: loaded,
-		awaited: make([]bool, len(cfg.Nodes)), got: make([]Result, len(cfg.Nodes)), gotStart: make([]time.Duration, len(cfg.Nodes)), running: make([]time.Duration, len(cfg.Nodes)),
+		awaited: make([]bool, len(cfg.Nodes)), got: make([]Result, len(cfg.Nodes)), gotStart: make([]time.Duration, len(cfg.Nodes)), running: make([]time.Duration, len(cfg.Nodes)), gotEnd: make([]time.Duration, len(cfg.Nodes)),
 		results: make(chan probeDone, len(cfg.Nodes)), cmds: make(chan func())}
 	if cfg.Statemap != "" {
 		r.smStamp, _ = statOf(cfg.Statemap)
@@ -405,7 +407,7 @@ func (r *Runtime) take(d probeDone) {
 		c = drive.NoOutcome // the checker's probe was cut short: it ended without an outcome
 	}
 	if r.d.Report(s, at, c) {
-		r.got[s.Node], r.gotStart[s.Node] = d.res, s.At
+		r.got[s.Node], r.gotStart[s.Node], r.gotEnd[s.Node] = d.res, s.At, at
 	}
 }
 
@@ -419,6 +421,6 @@ func (r *Runtime) counted(at time.Duration, i int, c statemap.Condition) {
 		r.cfg.OnProbe(at, i, res)
 	}
 	if r.cfg.OnOutcome != nil && c != drive.NoOutcome {
-		r.cfg.OnOutcome(r.gotStart[i], i, c)
+		r.cfg.OnOutcome(r.gotStart[i], r.gotEnd[i], i, c)
 	}
 }

@@ -40,35 +40,69 @@ type Segment struct {
 // A timeline's probes yield ok until an event says otherwise, so each node starts at ok and
 // only a change is an event: a quiet day is a few lines.
 type Book struct {
-	h    Header
-	last []statemap.Condition // per node: what the replay's probes now yield
-	seg  Segment
+	h     Header
+	live  []statemap.Condition // per node: its last outcome live; none before the first
+	yield []yield              // per node: what the replay's probes now yield
+	seg   Segment
 }
+
+// yield is what a node's probes yield in the replay: a condition, and for ok the time a probe
+// takes (a "slow" event), 0 at once.
+type yield struct {
+	c    statemap.Condition
+	took time.Duration
+}
+
+// none is no outcome yet.
+const none = statemap.NumConditions
 
 // NewBook returns a book whose first segment starts at t=0 under the statemap named sm ("" for
 // the shipped defaults).
 func NewBook(h Header, sm string) *Book {
-	last := make([]statemap.Condition, len(h.Nodes))
-	for i := range last {
-		last[i] = statemap.OK
+	b := &Book{h: h, live: make([]statemap.Condition, len(h.Nodes)), yield: make([]yield, len(h.Nodes)), seg: Segment{Statemap: sm}}
+	for i := range b.live {
+		b.live[i], b.yield[i] = none, yield{c: statemap.OK}
 	}
-	return &Book{h: h, last: last, seg: Segment{Statemap: sm}}
+	return b
 }
 
 // Header returns the header every segment is written with.
 func (b *Book) Header() Header { return b.h }
 
-// Outcome records that node's probe started at start (virtual time) ended in c. It reports
-// whether that is a change, and so an event: the replay's probe started at the same instant
-// must yield c, as its later ones until the next change. Outcomes come in the order they count,
-// which is not the order of their starts (a timeout counts after a later start's refusal): an
-// event is placed in time order.
-func (b *Book) Outcome(start time.Duration, node int, c statemap.Condition) bool {
-	if b.last[node] == c {
+// Outcome records that node's probe started at start and finished at end (virtual times) ended
+// in c. It reports whether that is a change, and so an event: the replay's probe started at the
+// same instant must end as this one did, as its later ones until the next change.
+//
+// A change is a new condition, "probe CONDITION", which in the replay ends at once, or after
+// the checker's timeout for a timeout condition (as a live one does: the runtime counts a
+// timed-out probe at its budget). An ok probe that took time (20 ms or more live; under that
+// it counts at its start) is "slow TOOK" when its time shows: it changed the node's state (the
+// first probe, the first ok after a bad one), or it outlasted the interval and so moved the
+// node's next start. An ok probe after an ok one, in less than the interval, changes nothing
+// whenever it ends, and is no event. Outcomes come in the order they count, which is not the
+// order of their starts (a timeout counts after a later start's refusal): an event is placed
+// in time order.
+func (b *Book) Outcome(start, end time.Duration, node int, c statemap.Condition) bool {
+	prev, y := b.live[node], b.yield[node]
+	b.live[node] = c
+	took := end - start
+	next := yield{c: c}
+	switch {
+	case c != statemap.OK:
+	case prev == statemap.OK && took < b.h.Interval && y.c == statemap.OK && y.took < b.h.Interval:
+		return false
+	case took < b.h.Timeout:
+		next.took = took
+	}
+	if next == y {
 		return false
 	}
-	b.last[node] = c
-	ev := timeline.Event{At: start, Kind: act.SetFault, Node: node, Fault: fault.Fault{Kind: fault.Probe, Condition: c.String()}}
+	b.yield[node] = next
+	f := fault.Fault{Kind: fault.Probe, Condition: c.String()}
+	if next.took > 0 {
+		f = fault.Fault{Kind: fault.Slow, Delay: next.took}
+	}
+	ev := timeline.Event{At: start, Kind: act.SetFault, Node: node, Fault: f}
 	i := len(b.seg.Events)
 	for i > 0 && b.seg.Events[i-1].At > start {
 		i--

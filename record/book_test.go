@@ -22,23 +22,28 @@ func testHeader() Header {
 func TestBookOutcomes(t *testing.T) {
 	b := NewBook(testHeader(), "")
 	s := time.Second
+	ms := time.Millisecond
 	told := []struct {
-		start time.Duration
-		node  int
-		c     statemap.Condition
-		event bool
+		start, end time.Duration
+		node       int
+		c          statemap.Condition
+		event      bool
 	}{
-		{0, 0, statemap.OK, false}, // a timeline's probes yield ok until told otherwise
-		{0, 1, statemap.OK, false},
-		{6 * s, 1, statemap.SocketIOError, true},         // counts at 6s
-		{3 * s, 0, statemap.LoginResponseTimeout, true},  // started before, counts at 8s
-		{9 * s, 1, statemap.SocketIOError, false},        // no change
-		{8 * s, 0, statemap.LoginResponseTimeout, false}, // no change
-		{12 * s, 1, statemap.OK, true},
+		{0, 0, 0, statemap.OK, false},                            // a timeline's probes yield ok until told otherwise
+		{0, 25 * ms, 1, statemap.OK, true},                       // the first probe's time shows: its state changes when it ends
+		{3 * s, 3 * s, 1, statemap.OK, false},                    // ok after ok, within the interval: no matter when
+		{6 * s, 6 * s, 1, statemap.SocketIOError, true},          // counts at 6s
+		{3 * s, 8 * s, 0, statemap.LoginResponseTimeout, true},   // started before, counts at 8s
+		{9 * s, 9 * s, 1, statemap.SocketIOError, false},         // no change
+		{8 * s, 13 * s, 0, statemap.LoginResponseTimeout, false}, // no change
+		{12 * s, 12 * s, 1, statemap.OK, true},                   // the first ok after a bad probe
+		{13 * s, 13*s + 499*ms, 0, statemap.OK, true},            // ... that took 499ms
+		{15 * s, 19 * s, 1, statemap.OK, true},                   // an ok that outlasted the interval
+		{19 * s, 19 * s, 1, statemap.OK, true},                   // ... and then one at once
 	}
 	for _, x := range told {
-		if got := b.Outcome(x.start, x.node, x.c); got != x.event {
-			t.Errorf("Outcome(%v, %d, %v) = %v, want %v", x.start, x.node, x.c, got, x.event)
+		if got := b.Outcome(x.start, x.end, x.node, x.c); got != x.event {
+			t.Errorf("Outcome(%v, %v, %d, %v) = %v, want %v", x.start, x.end, x.node, x.c, got, x.event)
 		}
 	}
 	got := string(testHeader().Text("000000-x.timeline", b.Open(), 20*s))
@@ -46,9 +51,13 @@ func TestBookOutcomes(t *testing.T) {
 checker interval=3s timeout=5s
 start 2026-12-06T21:00:00Z
 
+21:00:00 db2 slow 25ms
 21:00:03 db1 probe login_response_timeout
 21:00:06 db2 probe socket_io_error
 21:00:12 db2 probe ok
+21:00:13 db1 slow 499ms
+21:00:15 db2 slow 4s
+21:00:19 db2 probe ok
 21:00:20 cluster end
 
 `
@@ -96,7 +105,7 @@ expect db2 master at 21:01:40
 		t.Errorf("the next segment: %+v, want an empty one from 1m40s under statemap-def.properties", next)
 	}
 	// The outcomes carry over the cut: the book knows what the replay's probes yield.
-	if b.Outcome(103*s, 0, statemap.OK) != false {
+	if b.Outcome(103*s, 103*s, 0, statemap.OK) != false {
 		t.Error("an ok probe after the cut is a change, want none: the node was ok before")
 	}
 }
@@ -105,8 +114,8 @@ expect db2 master at 21:01:40
 // expectations.
 func TestBookParses(t *testing.T) {
 	b := NewBook(testHeader(), "")
-	b.Outcome(1500*time.Millisecond, 0, statemap.QueryResultsTimeout)
-	b.Outcome(7*time.Second+123456789, 0, statemap.OK) // not a whole millisecond: "+DURATION"
+	b.Outcome(1500*time.Millisecond, 6500*time.Millisecond, 0, statemap.QueryResultsTimeout)
+	b.Outcome(7*time.Second+123456789, 7*time.Second+123456789, 0, statemap.OK) // not a whole millisecond: "+DURATION"
 	b.Decide(&fence.Failover{At: 90 * time.Second, Node: 0, To: 1})
 	seg := b.Cut(95*time.Second+1, []fence.NodeView{{State: statemap.Online}, {State: statemap.Online, Role: fence.Master}}, "")
 	data := testHeader().Text("x.timeline", seg, 95*time.Second+1)

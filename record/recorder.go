@@ -144,8 +144,8 @@ func (r *Recorder) name(seq int, from time.Duration) string {
 }
 
 // OnOutcome is monitor.Config.OnOutcome.
-func (r *Recorder) OnOutcome(start time.Duration, node int, c statemap.Condition) {
-	if r.book.Outcome(start, node, c) {
+func (r *Recorder) OnOutcome(start, end time.Duration, node int, c statemap.Condition) {
+	if r.book.Outcome(start, end, node, c) {
 		r.dirty = true
 	}
 }

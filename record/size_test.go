@@ -28,7 +28,7 @@ func quietDay(blips int) (total int, files int) {
 				if period := 1200 / max(blips, 1); blips > 0 && int((t-from)/h.Interval)%period == (7*(i+1))%period {
 					c = statemap.SocketIOError
 				}
-				b.Outcome(t, i, c)
+				b.Outcome(t, t, i, c)
 			}
 		}
 		seg := b.Cut(end, nodes, "statemap-0123456789ab.properties")
