@@ -68,11 +68,13 @@ func ReadDir(ctx context.Context, dir string) (*timeline.Timeline, error) {
 	tls := make([]*timeline.Timeline, len(files))
 	var total int64
 	for i, path := range files {
-		data, err := input.ReadFile(ctx, path, "timeline", input.TimelineMax-total)
+		data, err := input.ReadFile(ctx, path, "timeline", input.TimelineMax)
 		if err != nil {
 			return nil, err
 		}
-		total += int64(len(data))
+		if total += int64(len(data)); total > input.TimelineMax {
+			return nil, &fileline.Error{File: dir, Err: fmt.Errorf("over the %s limit for a timeline, its files together", input.Size(input.TimelineMax))}
+		}
 		if tls[i], err = timeline.Parse(path, data); err != nil {
 			return nil, err
 		}
