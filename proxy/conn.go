@@ -53,6 +53,8 @@ type conn struct {
 	draining atomic.Bool // closed with FIN: pumps discard until their peer closes
 	faulted  atomic.Bool
 	mysql    atomic.Bool // the server's greeting passed: a client's FIN ends the session (watch.go)
+	spoke    atomic.Bool // the server sent its first bytes
+	notMySQL atomic.Bool // the server's first bytes are not a MySQL greeting: the client's are not framed
 }
 
 // setMode applies a node's new mode, whose fault is f, to the connection. An unarmed mode acts
@@ -272,6 +274,7 @@ func (c *conn) pumpDown(up *net.TCPConn) {
 func (c *conn) copyDown(up *net.TCPConn, buf []byte, fr *serverFramer) bool {
 	nr, rerr := up.Read(buf)
 	if nr > 0 {
+		c.spoke.Store(true)
 		p := buf[:nr]
 		greeted := false // p ends the greeting
 		if !fr.done() {
@@ -282,6 +285,7 @@ func (c *conn) copyDown(up *net.TCPConn, buf []byte, fr *serverFramer) bool {
 				c.mysql.Store(true)
 			}
 			if fr.state == srvRaw {
+				c.notMySQL.Store(true)
 				c.n.p.log.Warn().Str("node", c.n.name).Str("reason", fr.reason).
 					Msg("not a MySQL server: forwarding plain bytes, command faults cannot act")
 			}
@@ -459,10 +463,25 @@ func (c *conn) pumpUp(up *net.TCPConn) {
 	dropping := false // the packet in progress is swallowed (answered by an injected ERR)
 	first := true     // the next packet is the client's first (its login)
 	answered := false // the client's first packet arrived whole: the handshake bound is over
+	raw := false      // the stream is not MySQL: the client's bytes pass unframed
 	for {
 		nr, rerr := c.client.Read(buf[carry:])
 		p := buf[:carry+nr]
 		carry = 0
+		if !raw && len(p) > 0 && ((first && !c.spoke.Load()) || c.notMySQL.Load()) {
+			// A MySQL client never speaks before the server's greeting, and a server that
+			// greets otherwise is not MySQL: either way there are no packets to follow, and
+			// a message shorter than a header must not wait for more.
+			raw = true
+			c.handshakeDone()
+		}
+		if raw {
+			if !c.forwardUp(up, p) {
+				c.end(c.client)
+				return
+			}
+			p = nil
+		}
 		for len(p) > 0 {
 			n, start, ok := fr.next(p)
 			if !answered && !first && (ok || fr.left == 0) {

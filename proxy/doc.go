@@ -14,7 +14,9 @@
 // the login completes, clearing CLIENT_SSL and CLIENT_COMPRESS in the greeting so the session
 // stays plain and framed, and it follows the client's packet headers to see where a command
 // (a packet with sequence id 0) begins. Every byte is otherwise forwarded untouched, in the
-// chunks it arrived in; a server that does not speak the protocol is forwarded as raw bytes.
+// chunks it arrived in, unless a toxic shapes it or the node rewrites the topology its server
+// reports (NodeConfig.RewriteTopology: rewrite.go); a server that does not speak the protocol
+// is forwarded as raw bytes.
 //
 // A client that takes the greeting and never answers it is closed after Config.HandshakeTimeout
 // (30 s by default), a bound that never acts while a fault holds the connection.

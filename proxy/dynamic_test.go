@@ -292,3 +292,21 @@ func names(p *Proxy) string {
 	}
 	return s
 }
+
+// TestAddNodeRewrites: Config.RewriteTopology reaches the nodes added at run time.
+func TestAddNodeRewrites(t *testing.T) {
+	for _, all := range []bool{false, true} {
+		p, err := New(Config{AllowNoNodes: true, RewriteTopology: all})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := p.AddNode(NodeConfig{Name: "db", Listen: "127.0.0.1:0", Upstream: "127.0.0.1:1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n.rewrite != all || (n.newRewriter() != nil) != all {
+			t.Errorf("RewriteTopology %v: the added node rewrites: %v", all, n.rewrite)
+		}
+		p.Close()
+	}
+}

@@ -28,6 +28,8 @@ var (
 		"Client connections open now.", []string{"node"}, nil)
 	descHandshake = prometheus.NewDesc("failsim_proxy_handshake_timeouts_total",
 		"Client connections closed because the client did not answer the server's greeting within the handshake timeout.", []string{"node"}, nil)
+	descRewrites = prometheus.NewDesc("failsim_proxy_topology_rewrites_total",
+		"Values (an address, a host, a port) rewritten in replies that report topology (NodeConfig.RewriteTopology).", []string{"node"}, nil)
 	descMode = prometheus.NewDesc("failsim_proxy_mode",
 		"1 for the node's current fault, 0 for the others; mode holds the full mode.", []string{"node", "fault", "mode"}, nil)
 )
@@ -35,7 +37,7 @@ var (
 // Describe implements prometheus.Collector: a Proxy is a collector of its nodes' series, so
 // that a process can put them on a registry of its own. Two Proxies cannot share a registry.
 func (p *Proxy) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descAccepted, descFaulted, descFaults, descBytes, descOpen, descHandshake, descMode} {
+	for _, d := range []*prometheus.Desc{descAccepted, descFaulted, descFaults, descBytes, descOpen, descHandshake, descRewrites, descMode} {
 		ch <- d
 	}
 }
@@ -63,6 +65,7 @@ func (p *Proxy) Collect(ch chan<- prometheus.Metric) {
 		send(descBytes, prometheus.CounterValue, float64(s.bytesDown.Load()), n.name, "down")
 		send(descOpen, prometheus.GaugeValue, float64(max(0, s.open.Load())), n.name)
 		send(descHandshake, prometheus.CounterValue, float64(s.handshakeTimeouts.Load()), n.name)
+		send(descRewrites, prometheus.CounterValue, float64(s.rewrites.Load()), n.name)
 		m, chain := n.modeAndChain()
 		for _, k := range kinds {
 			v, mode := 0.0, ""

@@ -63,6 +63,10 @@ type Config struct {
 	// host's own address), where every host that reaches it reaches the database through the
 	// proxy. False (the zero value): such a listen address is refused (ErrNotLoopback).
 	AllowNonLoopback bool
+	// RewriteTopology makes every node rewrite topology (NodeConfig.RewriteTopology), those
+	// AddNode adds at run time (the toxiproxy API's) too. False, the zero value: each node
+	// as its NodeConfig says.
+	RewriteTopology bool
 	// AllowNoNodes lets New start a proxy with no nodes, for one whose nodes come at run
 	// time (Proxy.AddNode, the toxiproxy API). False (the zero value): no nodes is an error.
 	AllowNoNodes bool
@@ -84,6 +88,7 @@ type Proxy struct {
 	admin  sync.Mutex // serializes AddNode and RemoveNode (dynamic.go)
 
 	anyAddress  bool // Config.AllowNonLoopback
+	rewriteAll  bool // Config.RewriteTopology
 	seed        uint64
 	log         zerolog.Logger
 	clock       clock.Clock
@@ -205,6 +210,7 @@ func New(cfg Config) (*Proxy, error) {
 	p := &Proxy{
 		nodes:       map[string]*Node{},
 		anyAddress:  cfg.AllowNonLoopback,
+		rewriteAll:  cfg.RewriteTopology,
 		seed:        cfg.Seed,
 		log:         cfg.Log,
 		clock:       cfg.Clock,
@@ -230,10 +236,13 @@ func New(cfg Config) (*Proxy, error) {
 			p.Close()
 			return nil, err
 		}
+		// The nodes started before it serve already: a rewriting one reads the table.
+		p.mu.Lock()
 		p.nodes[nc.Name] = n
-		p.names = append(p.names, nc.Name)
+		i, _ := slices.BinarySearch(p.names, nc.Name)
+		p.names = slices.Insert(p.names, i, nc.Name)
+		p.mu.Unlock()
 	}
-	slices.Sort(p.names)
 	return p, nil
 }
 
@@ -245,7 +254,7 @@ func (p *Proxy) startNode(nc NodeConfig) (*Node, error) {
 	}
 	n := &Node{p: p, name: nc.Name, upstream: nc.Upstream, addr: addr, seedHi: nameSeed(nc.Name),
 		hooks: hooksFor(Mode{}), conns: map[*conn]struct{}{}, down: nc.Disabled,
-		rewrite: nc.RewriteTopology, aliases: slices.Clone(nc.TopologyAliases)}
+		rewrite: nc.RewriteTopology || p.rewriteAll, aliases: slices.Clone(nc.TopologyAliases)}
 	// Bind first to learn the real port, then apply the starting mode.
 	n.mu.Lock()
 	if !n.down {

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"encoding/binary"
 	"net"
 	"strconv"
@@ -176,7 +177,8 @@ type rewriter struct {
 	cur     command
 	stmtAt  int
 	res     rwResult
-	out     []byte
+	out     []byte // what server returns, when not its input
+	row     []byte // a rewritten row
 }
 
 // newRewriter returns a rewriter for a node whose proxy address is self, with every address
@@ -212,21 +214,50 @@ func routeKey(a string) (string, bool) {
 }
 
 func hostKey(h, p string) (string, bool) {
-	n, err := strconv.ParseUint(strings.TrimSpace(p), 10, 16)
-	if err != nil || h == "" {
-		return "", false
-	}
-	h = strings.ToLower(strings.Trim(h, "[]"))
-	if h == "localhost" {
-		h = "127.0.0.1"
-	}
-	return h + ":" + strconv.FormatUint(n, 10), true
+	var buf [64]byte
+	k, ok := appendHostKey(buf[:0], []byte(h), []byte(p))
+	return string(k), ok
 }
 
-// giveUp stops following the session: every byte from now on passes untouched.
+// appendHostKey appends the route key of host h and port p to dst.
+func appendHostKey(dst, h, p []byte) ([]byte, bool) {
+	n, err := strconv.ParseUint(strings.TrimSpace(string(p)), 10, 16)
+	h = bytes.Trim(h, "[]")
+	if err != nil || len(h) == 0 {
+		return dst, false
+	}
+	if bytes.EqualFold(h, []byte("localhost")) {
+		h = []byte("127.0.0.1")
+	}
+	for _, c := range h {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	dst = append(dst, ':')
+	return strconv.AppendUint(dst, n, 10), true
+}
+
+// giveUp stops following the session: every byte from now on passes untouched. What the
+// server side holds (a row, a header cut short: the client side may give up meanwhile) goes
+// out first, with the server's next bytes (takePending).
 func (r *rewriter) giveUp() {
 	r.raw = true
-	r.hold, r.cBuf, r.pending, r.prefix = nil, nil, nil, nil
+	r.cBuf, r.pending, r.prefix = nil, nil, nil
+}
+
+// takePending returns the server bytes held and not yet sent, and forgets them.
+func (r *rewriter) takePending() []byte {
+	var b []byte
+	switch {
+	case r.holding:
+		b = r.hold
+	case r.sNHdr > 0 && r.sNHdr < headerLen:
+		b = r.sHdr[:r.sNHdr]
+	}
+	r.holding, r.sNHdr, r.hold = false, 0, nil
+	return b
 }
 
 // client observes p, the next bytes on their way to the server. It never changes them.
@@ -361,12 +392,13 @@ func (r *rewriter) next() {
 // emitter collects what server returns: slices of its input while they follow each other
 // from its start, a copy in out as soon as anything else is added.
 type emitter struct {
-	src    []byte
-	end    int
+	src    []byte // server's input
+	end    int    // while direct: src[:end] is the output so far
 	direct bool
-	out    []byte
+	out    []byte // once not direct: the output so far
 }
 
+// pass adds src[i:j].
 func (e *emitter) pass(i, j int) {
 	if i == j {
 		return
@@ -378,6 +410,8 @@ func (e *emitter) pass(i, j int) {
 	e.bytes(e.src[i:j])
 }
 
+// bytes adds b, which is not a slice of src that follows what came before: the output becomes
+// a copy.
 func (e *emitter) bytes(b []byte) {
 	if len(b) == 0 {
 		return
@@ -389,6 +423,7 @@ func (e *emitter) bytes(b []byte) {
 	e.out = append(e.out, b...)
 }
 
+// result is the output.
 func (e *emitter) result() []byte {
 	if e.direct {
 		return e.src[:e.end]
@@ -402,13 +437,17 @@ func (e *emitter) result() []byte {
 func (r *rewriter) server(p []byte) []byte {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.raw {
-		return p
-	}
 	e := emitter{src: p, direct: true, out: r.out}
+	if r.raw {
+		e.bytes(r.takePending())
+		e.pass(0, len(p))
+		r.out = e.out[:0]
+		return e.result()
+	}
 	hdrFrom := 0 // where in p the header in progress began
 	for i := 0; i < len(p); {
 		if r.raw {
+			e.bytes(r.takePending())
 			e.pass(i, len(p))
 			break
 		}
@@ -454,9 +493,6 @@ func (r *rewriter) server(p []byte) []byte {
 		}
 	}
 	r.out = e.out[:0]
-	if !e.direct {
-		return e.out
-	}
 	return e.result()
 }
 
@@ -464,14 +500,7 @@ func (r *rewriter) server(p []byte) []byte {
 func (r *rewriter) flush() []byte {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var b []byte
-	switch {
-	case r.raw:
-	case r.sNHdr > 0 && r.sNHdr < headerLen:
-		b = append(b, r.sHdr[:r.sNHdr]...)
-	case r.holding:
-		b = append(b, r.hold...)
-	}
+	b := append([]byte(nil), r.takePending()...)
 	r.giveUp()
 	return b
 }
@@ -744,8 +773,8 @@ type cell struct {
 	null bool
 }
 
-// rewriteRow returns the row payload rewritten and how many values changed; 0 and nil when
-// nothing changes or the row does not parse.
+// rewriteRow returns the row payload rewritten, in r.row, and how many values changed; 0 and
+// nil when nothing changes or the row does not parse.
 func (r *rewriter) rewriteRow(payload []byte) ([]byte, int) {
 	if r.res.ncols > rwColsMax {
 		return nil, 0
@@ -769,15 +798,20 @@ func (r *rewriter) rewriteRow(payload []byte) ([]byte, int) {
 	if len(q) != 0 {
 		return nil, 0
 	}
-	var repl [][]byte // per column: the new value, nil to keep
+	var replBuf [64]string
+	var repl []string // per column: the new value, "" to keep
 	set := func(i int, v string) {
-		if cells[i].null || string(cells[i].v) == v {
+		if cells[i].null || string(cells[i].v) == v || v == "" {
 			return
 		}
 		if repl == nil {
-			repl = make([][]byte, len(cells))
+			repl = replBuf[:0]
+			if len(cells) > len(replBuf) {
+				repl = make([]string, 0, len(cells))
+			}
+			repl = repl[:len(cells)]
 		}
-		repl[i] = []byte(v)
+		repl[i] = v
 	}
 	switch r.res.kind {
 	case stmtVars:
@@ -791,11 +825,12 @@ func (r *rewriter) rewriteRow(payload []byte) ([]byte, int) {
 		if h.null || pc.null {
 			break
 		}
-		k, ok := hostKey(string(h.v), string(pc.v))
+		var buf [64]byte
+		k, ok := appendHostKey(buf[:0], h.v, pc.v)
 		if !ok {
 			break
 		}
-		if to, ok := r.routes[k]; ok {
+		if to, ok := r.routes[string(k)]; ok {
 			set(r.res.hostCol, to.host)
 			set(r.res.portCol, to.port)
 		}
@@ -811,11 +846,11 @@ func (r *rewriter) rewriteRow(payload []byte) ([]byte, int) {
 	if repl == nil {
 		return nil, 0
 	}
-	out := make([]byte, 0, len(payload)+64)
+	out := r.row[:0]
 	n := 0
 	for i, c := range cells {
 		switch {
-		case repl[i] != nil:
+		case repl[i] != "":
 			out = appendLenenc(out, uint64(len(repl[i])))
 			out = append(out, repl[i]...)
 			n++
@@ -826,6 +861,7 @@ func (r *rewriter) rewriteRow(payload []byte) ([]byte, int) {
 			out = append(out, c.v...)
 		}
 	}
+	r.row = out
 	return out, n
 }
 

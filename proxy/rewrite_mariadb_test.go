@@ -262,6 +262,35 @@ func TestDiscoveryStaysBehindTheProxies(t *testing.T) {
 				t.Errorf("db1's replicas %v, want db2's and db3's proxies", in.replicas)
 			}
 
+			// MariaDB's other spellings, through db2's proxy (db1's for its replicas).
+			db2, _ := p.Node("db2")
+			_, port1, _ := net.SplitHostPort(db1.Addr())
+			_, port2, _ := net.SplitHostPort(db2.Addr())
+			for _, tc := range []struct {
+				node, q, col, want string
+			}{
+				{db2.Addr(), "SHOW ALL SLAVES STATUS", "Master_Port", port1},
+				{db2.Addr(), "SHOW REPLICA STATUS", "Master_Port", port1},
+				{db2.Addr(), "SHOW GLOBAL VARIABLES LIKE 'port'", "Value", port2},
+				{db2.Addr(), "SELECT @@report_port AS rp", "rp", port2},
+				{db2.Addr(), "/* a comment */ select @@GLOBAL.Hostname", "@@GLOBAL.Hostname", "127.0.0.1"},
+			} {
+				if got := rowMapOf(ctx, t, proxyDSN(c, 1, tc.node), tc.q)[tc.col]; got != tc.want {
+					t.Errorf("%s through %s: %s = %q, want %q", tc.q, tc.node, tc.col, got, tc.want)
+				}
+			}
+			var hosts []string
+			for _, r := range rowsOf(ctx, t, proxyDSN(c, 0, db1.Addr()), "SHOW REPLICA HOSTS") {
+				hosts = append(hosts, net.JoinHostPort(r["Host"], r["Port"]))
+			}
+			slices.Sort(hosts)
+			db3, _ := p.Node("db3")
+			want := []string{db2.Addr(), db3.Addr()}
+			slices.Sort(want)
+			if !slices.Equal(hosts, want) {
+				t.Errorf("SHOW REPLICA HOSTS through db1's proxy: %v, want %v", hosts, want)
+			}
+
 			// A result that does not report topology is the same through the proxy as direct.
 			q := "SELECT @@server_id, @@version, 'SHOW SLAVE HOSTS' AS q, 3306 AS port, @@hostname AS h FROM dual WHERE 1 = 1"
 			direct, via := rowOf(ctx, t, c.AdminDSN(0), q), rowOf(ctx, t, proxyDSN(c, 0, db1.Addr()), q)
@@ -305,4 +334,41 @@ func rowOf(ctx context.Context, t *testing.T, dsn, q string) []string {
 		out[i] = m[c]
 	}
 	return out
+}
+
+// rowsOf runs q on dsn and returns its rows as column name to value.
+func rowsOf(ctx context.Context, t *testing.T, dsn, q string) []map[string]string {
+	t.Helper()
+	db, err := sql.Open("mysql", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	var out []map[string]string
+	for rows.Next() {
+		m, err := rowMap(rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return out
+}
+
+// rowMapOf runs q on dsn and returns its one row as column name to value.
+func rowMapOf(ctx context.Context, t *testing.T, dsn, q string) map[string]string {
+	t.Helper()
+	rows := rowsOf(ctx, t, dsn, q)
+	if len(rows) != 1 {
+		t.Fatalf("%s: %d rows, want 1", q, len(rows))
+	}
+	return rows[0]
 }

@@ -16,7 +16,7 @@ func (n *Node) newRewriter() *rewriter {
 	var routes []topoRoute
 	for _, m := range n.p.Nodes() {
 		addr := m.proxyAddr()
-		routes = append(routes, topoRoute{real: m.upstream, proxy: addr})
+		routes = append(routes, topoRoute{real: m.Upstream(), proxy: addr})
 		for _, a := range m.aliases {
 			routes = append(routes, topoRoute{real: a, proxy: addr})
 		}
@@ -28,12 +28,15 @@ func (n *Node) newRewriter() *rewriter {
 // listening address, or for one on every interface (0.0.0.0, ::) the machine's host name
 // with the node's port.
 func (n *Node) proxyAddr() string {
-	if !n.addr.IP.IsUnspecified() {
-		return n.addr.String()
+	n.addrMu.RLock()
+	addr := *n.addr
+	n.addrMu.RUnlock()
+	if !addr.IP.IsUnspecified() {
+		return addr.String()
 	}
 	host, err := os.Hostname()
 	if err != nil || host == "" {
-		return n.addr.String()
+		return addr.String()
 	}
-	return net.JoinHostPort(host, strconv.Itoa(n.addr.Port))
+	return net.JoinHostPort(host, strconv.Itoa(addr.Port))
 }

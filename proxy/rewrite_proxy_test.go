@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	dto "github.com/prometheus/client_model/go"
 )
 
 // scripted serves one connection: it writes each exchange's server bytes after reading its
@@ -108,6 +110,10 @@ func TestProxyRewritesTopology(t *testing.T) {
 	}
 	if n := db1.Status().TopologyRewrites; n != 3 {
 		t.Errorf("TopologyRewrites %d, want 3 (hostname, port, the replica's port)", n)
+	}
+	got2 := seriesOf(t, scrapeMetrics(t, p), "failsim_proxy_topology_rewrites_total", dto.MetricType_COUNTER, "node")
+	if v, ok := got2["node=db2"]; got2["node=db1"] != 3 || !ok || v != 0 {
+		t.Errorf("failsim_proxy_topology_rewrites_total %v, want db1 3 and db2 0", got2)
 	}
 }
 

@@ -407,6 +407,38 @@ func TestRewriteBoundsHolding(t *testing.T) {
 	}
 }
 
+// A row held when the client side gives up (a client pipelining more commands than the
+// rewriter follows) still goes out, whole and in order.
+func TestRewriteGivesUpWhileHolding(t *testing.T) {
+	var n atomic.Uint64
+	r := newRewriter("127.0.0.1:4001", testRoutes, &n)
+	var in, out []byte
+	for _, x := range loginExchanges(testCaps) {
+		r.client(x.client)
+		in = append(in, x.server...)
+		out = append(out, r.server(x.server)...)
+	}
+	r.client(query("SHOW SLAVE HOSTS"))
+	res := result(false, 0, []string{"Host", "Port"}, []string{"127.0.0.1", "3307"})
+	cut := len(res) - len(eofPacket(0, 0)) - 3 // inside the row
+	in = append(in, res...)
+	out = append(out, r.server(res[:cut])...)
+	if !r.holding {
+		t.Fatal("the row is not held: the test tests nothing")
+	}
+	for range rwPendingMax + 1 {
+		r.client(pkt(0, []byte{rwComPing}))
+	}
+	if !r.raw {
+		t.Fatal("the rewriter still follows the session")
+	}
+	out = append(out, r.server(res[cut:])...)
+	out = append(out, r.flush()...)
+	if !bytes.Equal(in, out) || n.Load() != 0 {
+		t.Errorf("%d rewrites; the bytes differ:\n got % x\nwant % x", n.Load(), out, in)
+	}
+}
+
 // A client that asks for TLS or compression, or a server that is not MySQL, is not followed.
 func TestRewriteGivesUp(t *testing.T) {
 	res := result(false, 0, []string{"Host", "Port"}, []string{"127.0.0.1", "3307"})
@@ -519,6 +551,26 @@ func FuzzRewrite(f *testing.F) {
 			so, ok := seqs(out)
 			if !ok || !bytes.Equal(si, so) {
 				t.Fatalf("whole packets in (%v), out whole %v with sequence ids %v", si, ok, so)
+			}
+		}
+	})
+}
+
+// FuzzClassify reads any text as a COM_QUERY's: it never panics, and what it returns stays
+// within its bounds.
+func FuzzClassify(f *testing.F) {
+	for _, q := range []string{"SHOW SLAVE HOSTS", "select @@hostname h, ifnull(@@report_host, '') from dual; show all slaves status",
+		"SELECT 'a;b' /* ; */, `@@port` -- x\n; SHOW VARIABLES", "SELECT (((@@port", "show slave 'x", "SELECT @@"} {
+		f.Add([]byte(q))
+	}
+	f.Fuzz(func(t *testing.T, q []byte) {
+		st := classify(q)
+		if len(st) > rwStmtMax {
+			t.Fatalf("%d statements", len(st))
+		}
+		for _, s := range st {
+			if len(s.items) > rwItemMax || s.kind != stmtVars && s.items != nil {
+				t.Fatalf("statement %+v", s)
 			}
 		}
 	})

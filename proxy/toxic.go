@@ -48,14 +48,14 @@ var (
 var toxicTypes = map[fault.Kind]string{
 	fault.Latency: "latency", fault.Bandwidth: "bandwidth", fault.SlowClose: "slow_close",
 	fault.Timeout: "timeout", fault.ResetPeer: "reset_peer", fault.Slicer: "slicer",
-	fault.LimitData: "limit_data",
-	fault.Refuse:    "refuse", fault.Reset: "reset", fault.Close: "close", fault.Freeze: "freeze",
+	fault.LimitData: "limit_data", fault.Heal: "noop",
+	fault.Refuse: "refuse", fault.Reset: "reset", fault.Close: "close", fault.Freeze: "freeze",
 	fault.Blackhole: "blackhole", fault.Stall: "stall", fault.Slow: "slow", fault.Delay: "delay",
 	fault.Error: "error",
 }
 
-// ToxicType returns the toxic type of a wire fault kind ("limit_data" for fault.LimitData),
-// "" for heal and the simulator's faults.
+// ToxicType returns the toxic type of a wire fault kind ("limit_data" for fault.LimitData;
+// toxiproxy's "noop", which passes every byte, for heal), "" for the simulator's faults.
 func ToxicType(k fault.Kind) string { return toxicTypes[k] }
 
 // KindOfToxicType returns the fault kind of a toxic type.

@@ -320,6 +320,14 @@ func TestChainOfToxics(t *testing.T) {
 		t.Fatalf("a toxic beside an armed mode: %v, want ErrModeStandsAlone", err)
 	}
 	n.ResetToxics()
+	if _, err := n.AddToxic(Toxic{Type: "noop", Toxicity: 1}); err != nil {
+		t.Fatalf("toxiproxy's noop: %v", err)
+	}
+	c2 := mustDial(t, n.Addr())
+	up2 := accepted(t, conns)
+	up2.Write([]byte("noop passes"))
+	expectBytes(t, c2, []byte("noop passes"), "through a noop")
+	n.ResetToxics()
 	if len(n.Toxics()) != 0 || n.Status().Mode != "heal" {
 		t.Fatalf("after ResetToxics: %+v, %q", n.Toxics(), n.Status().Mode)
 	}
@@ -382,4 +390,25 @@ func TestTimeoutArmedStartsAtItsTrigger(t *testing.T) {
 	if took := time.Since(at); took < 200*time.Millisecond {
 		t.Errorf("closed %v after the trigger, want no sooner than 200ms", took)
 	}
+}
+
+// TestClientFirstStreamIsNotFramed: a client that speaks before its server (not MySQL: an
+// HTTP or Redis client through toxiproxy's API) has its bytes forwarded as they come, a
+// message shorter than a MySQL header included; so does one whose server greets otherwise.
+func TestClientFirstStreamIsNotFramed(t *testing.T) {
+	_, n := start(t, echo(t), "heal")
+	c := mustDial(t, n.Addr())
+	c.Write([]byte("hi\n"))
+	expectBytes(t, c, []byte("hi\n"), "3 bytes before the server spoke")
+	c.Write([]byte("ok"))
+	expectBytes(t, c, []byte("ok"), "then 2 more")
+
+	addr, conns := upstreamSink(t)
+	_, n2 := start(t, addr, "heal")
+	c2 := mustDial(t, n2.Addr())
+	up := accepted(t, conns)
+	up.Write([]byte("+OK redis-like greeting\r\n"))
+	expectBytes(t, c2, []byte("+OK redis-like greeting\r\n"), "a greeting that is not MySQL's")
+	c2.Write([]byte("Q\r\n"))
+	expectBytes(t, up, []byte("Q\r\n"), "3 bytes after a greeting that is not MySQL's")
 }

@@ -453,16 +453,6 @@ func (p *Proxy) tpToxicIndex(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// findToxic returns the node's toxic called name.
-func findToxic(n *Node, name string) (Toxic, bool) {
-	for _, t := range n.Toxics() {
-		if t.Name == name {
-			return t, true
-		}
-	}
-	return Toxic{}, false
-}
-
 func (p *Proxy) tpToxicCreate(w http.ResponseWriter, r *http.Request) {
 	n, ok := p.tpNode(w, r)
 	if !ok {
@@ -473,7 +463,7 @@ func (p *Proxy) tpToxicCreate(w http.ResponseWriter, r *http.Request) {
 		tpFail(w, err)
 		return
 	}
-	t, err := decodeNewToxic(body, func(name string) bool { _, ok := findToxic(n, name); return ok })
+	t, err := decodeNewToxic(body, func(name string) bool { _, ok := n.Toxic(name); return ok })
 	if err != nil {
 		tpFail(w, err)
 		return
@@ -491,7 +481,7 @@ func (p *Proxy) tpToxicShow(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	t, ok := findToxic(n, r.PathValue("toxic"))
+	t, ok := n.Toxic(r.PathValue("toxic"))
 	if !ok {
 		tpFail(w, ErrToxicNotFound)
 		return
@@ -509,7 +499,7 @@ func (p *Proxy) tpToxicUpdate(w http.ResponseWriter, r *http.Request) {
 		tpFail(w, err)
 		return
 	}
-	old, ok := findToxic(n, r.PathValue("toxic"))
+	old, ok := n.Toxic(r.PathValue("toxic"))
 	if !ok {
 		tpFail(w, ErrToxicNotFound)
 		return

@@ -204,7 +204,7 @@ var (
 
 // decodeNewToxic reads a new toxic as toxiproxy's AddToxicJson does: stream downstream,
 // toxicity 1 and name "<type>_<stream>" unless given; a type KindOfToxicType knows
-// (toxiproxy's noop is not one); attributes decoded over the type's zero values.
+// (toxiproxy's noop among them, as heal); attributes decoded over the type's zero values.
 // exists reports whether the node already has a toxic of that name, which toxiproxy checks
 // before it reads the attributes. The errors are toxiproxy's: errInvalidStream,
 // errInvalidType, ErrToxicExists, or errBadBody wrapped with the decoder's message.

@@ -2,6 +2,7 @@ package proxy_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -153,6 +154,19 @@ func TestToxiproxyClient(t *testing.T) {
 	if err != nil || len(proxies) != 3 || proxies["two"] == nil || proxies["two"].Enabled {
 		t.Fatalf("Proxies: %v %v", proxies, err)
 	}
+	// A populate that changes a proxy replaces it: its toxics go.
+	one := proxies["one"]
+	if _, err := one.AddToxic("", "latency", "", 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	up2 := echoServer(t)
+	if _, err := c.Populate([]tclient.Proxy{{Name: "one", Listen: oneAddr, Upstream: up2, Enabled: true}}); err != nil {
+		t.Fatal(err)
+	}
+	if one, err = c.Proxy("one"); err != nil || one.Upstream != up2 || len(one.ActiveToxics) != 0 {
+		t.Fatalf("one replaced: %+v %v", one, err)
+	}
+	echoes(t, oneAddr, "through the replaced proxy")
 
 	// Every toxic type: added, read back, updated, removed.
 	for _, tc := range toxicCases {
@@ -326,4 +340,65 @@ func echoes(t *testing.T, addr, msg string) {
 	if string(got) != msg {
 		t.Fatalf("through %s: %q, want %q", addr, got, msg)
 	}
+}
+
+// TestToxiproxyClientToxicActs sends real traffic through a proxy toxiproxy's client made:
+// limit_data closes the stream after its bytes, removing it lets everything through, and a
+// disable closes the open connection.
+func TestToxiproxyClientToxicActs(t *testing.T) {
+	_, addr := toxiproxyServer(t)
+	c := tclient.NewClient(addr)
+	db, err := c.CreateProxy("db", "127.0.0.1:0", echoServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.AddToxic("cap", "limit_data", "downstream", 1, tclient.Attributes{"bytes": 10}); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := net.DialTimeout("tcp", db.Listen, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := conn.Write([]byte("twenty bytes, echoed")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(conn)
+	if err != nil {
+		t.Fatalf("after %q: %v, want the stream closed", got, err)
+	}
+	if string(got) != "twenty byt" {
+		t.Fatalf("through limit_data 10: %q, want the first 10 bytes", got)
+	}
+
+	if err := db.RemoveToxic("cap"); err != nil {
+		t.Fatal(err)
+	}
+	echoes(t, db.Listen, "twenty bytes, echoed")
+
+	open, err := net.DialTimeout("tcp", db.Listen, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer open.Close()
+	open.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := open.Write([]byte("hello")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(open, make([]byte, 5)); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Disable(); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := open.Read(make([]byte, 1)); err == nil || isTimeout(err) {
+		t.Fatalf("a connection through a disabled proxy: read %d, %v; want it closed", n, err)
+	}
+}
+
+// isTimeout reports whether err is a deadline.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }

@@ -28,14 +28,50 @@ import (
 //   - after a blank line the expectations, in order, each written from its kind and values.
 //
 // A partition that separates no one is written "partition heal", which it decides as.
-func Format(tl *Timeline) []byte {
-	f := formatter{tl: tl, names: tl.Names(), p: &parser{tl: &Timeline{File: tl.File, Start: tl.Start}}}
+func Format(tl *Timeline) []byte { return FormatCommented(tl, Comments{}) }
+
+// Comments are comment lines for FormatCommented to write beside a timeline's statements, each
+// string one comment line, written "# " and the text. A line break within a string starts a
+// new comment line, and text that is not UTF-8 is made so (its bad bytes become U+FFFD), so
+// that every comment reads back as one. Parse skips comments: a timeline read back has none.
+// The zero value writes none.
+type Comments struct {
+	Head    []string         // before the cluster line
+	Events  map[int][]string // before tl.Events[i]
+	Expects map[int][]string // before tl.Expects[i]
+	Tail    []string         // after the last expectation, after a blank line
+}
+
+// FormatCommented is Format with comments: Format's bytes, with c's lines before the
+// statements they are keyed to and at the head and tail.
+func FormatCommented(tl *Timeline, c Comments) []byte {
+	f := formatter{tl: tl, names: tl.Names(), p: &parser{tl: &Timeline{File: tl.File, Start: tl.Start}}, c: c}
+	f.comment(c.Head)
 	f.header()
 	f.events()
-	for _, x := range tl.Expects {
+	for i, x := range tl.Expects {
+		f.comment(c.Expects[i])
 		f.expect(x)
 	}
+	if len(c.Tail) > 0 {
+		f.printf("\n")
+		f.comment(c.Tail)
+	}
 	return f.b
+}
+
+// comment writes lines as comment lines.
+func (f *formatter) comment(lines []string) {
+	for _, l := range lines {
+		for _, part := range strings.Split(strings.ToValidUTF8(l, "\uFFFD"), "\n") {
+			part = strings.TrimRight(part, " \t\r")
+			if part == "" {
+				f.printf("#\n")
+				continue
+			}
+			f.printf("# %s\n", part)
+		}
+	}
 }
 
 // formatter writes one timeline.
@@ -45,6 +81,7 @@ type formatter struct {
 	b     []byte
 	last  time.Duration // the previous event's time, which +DURATION counts from
 	p     *parser       // reads a written time back, with tl's start
+	c     Comments
 }
 
 func (f *formatter) printf(format string, args ...any) { f.b = fmt.Appendf(f.b, format, args...) }
@@ -131,10 +168,11 @@ func (f *formatter) events() {
 	}
 	k := 0 // the next replication event: at one instant they come first, as a replay applies them
 	ended := false
-	for _, ev := range tl.Events {
+	for i, ev := range tl.Events {
 		for ; k < len(re) && re[k].At <= ev.At; k++ {
 			f.repl(re[k])
 		}
+		f.comment(f.c.Events[i])
 		at := f.eventTime(ev.At)
 		switch ev.Kind {
 		case SetFault:

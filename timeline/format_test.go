@@ -236,3 +236,50 @@ func FuzzFormat(f *testing.F) {
 		roundTrip(t, "fuzz/f.timeline", data)
 	})
 }
+
+// FormatCommented writes each comment before its statement, a line break as a new comment
+// line and bad UTF-8 as U+FFFD, and what it writes parses back to what Format writes.
+func TestFormatCommented(t *testing.T) {
+	in := "cluster db1:master db2:replica\nstart 10:00:00\n10:01:00 db1 refuse\n10:02:00 db1 heal\nexpect db1 failed by 10:01:10\nexpect db2 master at 10:01:30\n"
+	tl, err := timeline.Parse("a.timeline", []byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := timeline.Comments{
+		Head:    []string{"imported"},
+		Events:  map[int][]string{1: {"x.log:7: healed\nsecond line"}},
+		Expects: map[int][]string{0: {"bad \xff byte"}},
+		Tail:    []string{"not imported:", ""},
+	}
+	want := `# imported
+cluster db1:master db2:replica
+checker interval=3s timeout=5s
+start 1970-01-01T10:00:00Z
+
+10:01:00 db1 refuse
+# x.log:7: healed
+# second line
+10:02:00 db1 heal
+
+# bad ` + "\uFFFD" + ` byte
+expect db1 failed by 10:01:10
+expect db2 master at 10:01:30
+
+# not imported:
+#
+`
+	got := timeline.FormatCommented(tl, c)
+	if string(got) != want {
+		t.Errorf("FormatCommented:\n%s\nwant:\n%s", got, want)
+	}
+	back, err := timeline.Parse("a.timeline", got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(timeline.Format(back), timeline.Format(tl)) {
+		t.Errorf("read back differs:\n%s", timeline.Format(back))
+	}
+	if !bytes.Equal(timeline.FormatCommented(tl, timeline.Comments{}), timeline.Format(tl)) {
+		t.Error("no comments: not Format's bytes")
+	}
+}

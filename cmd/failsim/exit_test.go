@@ -40,6 +40,8 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"check", "--family", "benign", "--traces", "50", "--statemap", "../../conf/examples/aggressive.properties", "--out", dir}, 1},
 		{[]string{"proxy", "--node", "db1=127.0.0.1:0,127.0.0.1:1", "--node", "db1=127.0.0.1:0,127.0.0.1:2", "--control", "127.0.0.1:0"}, 2},
 		{[]string{"replay", "-h"}, 0},
+		{[]string{"import", "tungsten", "../../bundle/testdata/failover"}, 0},
+		{[]string{"import", "tungsten", dir}, 2},
 		{[]string{"replay", held, "--format", "json"}, 0},
 		{[]string{"replay", "-format", "json", failed}, 1},
 		{[]string{"replay", "--speed", "5", held}, 2},

@@ -38,7 +38,14 @@ proxy, unless --allow-non-loopback says that is what you want.
 A control API anywhere but on loopback needs a token, which every call must then bear. It is
 read from --control-token, else the file of --control-token-file, else the environment
 variable FAILSIM_CONTROL_TOKEN, else the config file's control-token line. A token given
-with --control-token is visible to every local user in /proc.`,
+with --control-token is visible to every local user in /proc.
+
+--toxiproxy serves toxiproxy's HTTP API beside the control API (--toxiproxy alone: on
+toxiproxy's 127.0.0.1:8474; another address with --toxiproxy=ADDR), so that toxiproxy's
+clients create, change and remove proxies at run time; with it, no node is needed at start.
+On loopback it asks no token, since toxiproxy's clients send none; anywhere else it needs
+--allow-non-loopback and the control token, which its calls must then bear.
+--toxiproxy-config FILE starts the proxies of a toxiproxy config file (its -config array).`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return nil
@@ -46,6 +53,8 @@ with --control-token is visible to every local user in /proc.`,
 			hint := "the client commands are 'failsim proxy set' and 'failsim proxy status'"
 			if s := suggestCommand(c, args[0]); s != "" {
 				hint = fmt.Sprintf("did you mean 'failsim proxy %s'?", s)
+			} else if c.Flags().Changed("toxiproxy") && strings.Contains(args[0], ":") {
+				hint = fmt.Sprintf("--toxiproxy takes its address after '=': --toxiproxy=%s", args[0])
 			}
 			return usageErr(fmt.Errorf("proxy: unexpected argument %q", args[0]), hint)
 		},
@@ -59,6 +68,7 @@ with --control-token is visible to every local user in /proc.`,
 	f.StringVar(&o.tokenFile, "control-token-file", "", tokenFileUsage)
 	f.Uint64Var(&o.seed, "seed", 1, "seed `N` of the probabilistic modes")
 	f.BoolVar(&o.anyAddress, "allow-non-loopback", false, "let a node listen on an address that is not loopback (0.0.0.0, ::, a host's own)")
+	addToxiproxyFlags(c, &o)
 	f.DurationVar(&o.handshake, "handshake-timeout", 30*time.Second, "close a client that has not answered the server's greeting within this `DURATION` (0: never)")
 	f.BoolVar(&o.rewrite, "rewrite-topology", false, "on every node, rewrite the real servers' addresses to the proxy's in the replies that report topology (SHOW SLAVE HOSTS, SHOW SLAVE STATUS, SELECT @@hostname...); the config file's rewrite-topology does it per node")
 	logLevelVar(c, &o.logLevel)
@@ -76,6 +86,8 @@ type proxyFlags struct {
 	anyAddress             bool // --allow-non-loopback
 	rewrite                bool // --rewrite-topology
 	logLevel               string
+	toxiproxy              string // --toxiproxy: toxiproxy's API address, "" for none
+	toxiproxyConfig        string // --toxiproxy-config FILE
 }
 
 // nodeFlags collects repeated --node NAME=LISTEN,UPSTREAM flags.
@@ -144,14 +156,26 @@ func (m *Main) runProxyServe(ctx context.Context, c *cobra.Command, o *proxyFlag
 			cfg.HandshakeTimeout = fc.HandshakeTimeout
 		}
 	}
+	if o.toxiproxyConfig != "" {
+		nodes, err := readToxiproxyConfig(ctx, o.toxiproxyConfig, o.anyAddress)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil // stopped before it served: nothing to stop
+			}
+			return err
+		}
+		cfg.Nodes = append(cfg.Nodes, nodes...)
+	}
 	cfg.Nodes = append(cfg.Nodes, o.nodes...)
 	if given("rewrite-topology") {
+		cfg.RewriteTopology = o.rewrite // the toxiproxy API's nodes too
 		for i := range cfg.Nodes {
 			cfg.Nodes[i].RewriteTopology = o.rewrite
 		}
 	}
-	if len(cfg.Nodes) == 0 {
-		return usageErr(errors.New("proxy: no nodes"), "give --node db1=127.0.0.1:4001,127.0.0.1:3306 or --config FILE")
+	cfg.AllowNoNodes = o.toxiproxy != ""
+	if len(cfg.Nodes) == 0 && !cfg.AllowNoNodes {
+		return usageErr(errors.New("proxy: no nodes"), "give --node db1=127.0.0.1:4001,127.0.0.1:3306, --config FILE, or --toxiproxy to add them at run time")
 	}
 	if err := cfg.Validate(); err != nil {
 		hint := ""
@@ -164,25 +188,42 @@ func (m *Main) runProxyServe(ctx context.Context, c *cobra.Command, o *proxyFlag
 		return usageErr(fmt.Errorf("proxy: --control %s is not a loopback address and there is no control token", control),
 			"anyone who reaches the control API can break your database links: give --control-token-file FILE or set "+tokenEnv)
 	}
+	if err := checkToxiproxyAddr(o, token); err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", control)
 	if err != nil {
 		return &exitError{code: 1, err: fmt.Errorf("proxy: control: %w", err)}
 	}
+	var tln net.Listener
+	if o.toxiproxy != "" {
+		if tln, err = net.Listen("tcp", o.toxiproxy); err != nil {
+			ln.Close()
+			return &exitError{code: 1, err: fmt.Errorf("proxy: toxiproxy: %w", err)}
+		}
+	}
 	p, err := proxy.New(cfg)
 	if err != nil {
 		ln.Close()
+		if tln != nil {
+			tln.Close()
+		}
 		return &exitError{code: 1, err: fmt.Errorf("proxy: %w", err)}
 	}
 	for _, n := range p.Nodes() {
-		fmt.Fprintf(m.Stdout, "node %s: %s -> %s (%s)\n", n.Name(), n.Addr(), n.Upstream(), n.Mode())
+		state := ""
+		if !n.Enabled() {
+			state = ", disabled"
+		}
+		fmt.Fprintf(m.Stdout, "node %s: %s -> %s (%s%s)\n", n.Name(), n.Addr(), n.Upstream(), n.Mode(), state)
 	}
 	fmt.Fprintf(m.Stdout, "control: http://%s\n", ln.Addr())
-	err = p.ServeControl(ctx, ln, token)
-	p.Close()
-	if err != nil {
-		return &exitError{code: 1, err: fmt.Errorf("proxy: control: %w", err)}
+	if tln != nil {
+		fmt.Fprintf(m.Stdout, "toxiproxy: http://%s\n", tln.Addr())
 	}
-	return nil
+	err = serveProxyAPIs(ctx, p, ln, tln, token)
+	p.Close()
+	return err
 }
 
 // notLoopbackHint is the hint under a listen address that is not on loopback.

@@ -52,7 +52,7 @@ with a MySQL-aware proxy, and runs the same engine live against real servers.`,
 	root.SetFlagErrorFunc(flagError)
 	root.Flags().Bool("version", false, "print failsim's version and the commit it was built from")
 	root.SetHelpCommand(helpCmd())
-	root.AddCommand(m.replayCmd(), m.statemapCmd(), m.faultsCmd(), m.timingCmd(), m.checkCmd(), m.mergeCmd(), m.sweepCmd(), m.proxyCmd(), m.watchCmd(), m.reportCmd())
+	root.AddCommand(m.replayCmd(), m.statemapCmd(), m.faultsCmd(), m.timingCmd(), m.checkCmd(), m.mergeCmd(), m.sweepCmd(), m.proxyCmd(), m.watchCmd(), m.reportCmd(), m.importCmd())
 	completionCmd(root)
 	settle(root)
 	return root
@@ -210,8 +210,11 @@ func usageLine(c *cobra.Command) string {
 		}
 		name, _ := pflag.UnquoteUsage(f)
 		s := "--" + f.Name
-		if name != "" && f.NoOptDefVal == "" {
+		switch {
+		case name != "" && f.NoOptDefVal == "":
 			s += " " + name
+		case name != "" && f.Value.Type() != "bool":
+			s += "[=" + name + "]" // the value is optional: --toxiproxy or --toxiproxy=ADDR
 		}
 		_, repeat := f.Value.(repeatable)
 		_, required := f.Annotations[requiredAnnotation]

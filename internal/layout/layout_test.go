@@ -29,6 +29,8 @@ var rank = map[string]int{
 	// The incident format, read and written, with the clock syntax of everything that tells a
 	// run; and the decision core's cluster, which composes fence, group and repl per node.
 	"timeline": 5, "cluster": 5,
+	// A Tungsten support bundle read, and the timeline it implies.
+	"bundle": 6,
 	// One run's decision core under Tungsten's rules (the engine and the group behind one
 	// Ready), and the one scheduler, which drives any core through drive.Machine: of one rank,
 	// neither imports the other.
