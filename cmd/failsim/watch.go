@@ -143,7 +143,7 @@ func (m *Main) runWatch(ctx context.Context, o *watchFlags) error {
 		defer stop()
 	}
 	clk := clock.New()
-	start := clk.Now()
+	start := clk.Now().Truncate(time.Millisecond) // a whole millisecond: a recording writes its times as clock times
 	tl.Start = start
 	hook := &failoverHook{cmd: o.onFailover, timeout: o.hookTimeout, start: start, names: names, stderr: m.Stderr, log: log}
 	// The verdict explains itself with sm, the map the runtime is given and starts with.
