@@ -146,8 +146,8 @@ func orDefaults(sm string) string {
 // first file's cluster, checker, start and policy, which every other file must state too (an
 // error at the other's line otherwise); every file's events in time order (file order among
 // equal times), but for "cluster end", which only the last file's stands as; the last file's
-// end; every file's expectations, in file order, each with its line in its own file. The
-// statemap is the first file's: LoadDir checks the others'.
+// end; every file's expectations, in file order, each with its line in its own file and that
+// file's name after its text. The statemap is the first file's: LoadDir checks the others'.
 func Join(name string, files []*timeline.Timeline) (*timeline.Timeline, error) {
 	if len(files) == 0 {
 		return nil, &fileline.Error{File: name, Err: errors.New("no recording files to join")}
@@ -170,7 +170,11 @@ func Join(name string, files []*timeline.Timeline) (*timeline.Timeline, error) {
 			}
 			out.Events = append(out.Events, ev)
 		}
-		out.Expects = append(out.Expects, tl.Expects...)
+		base := filepath.Base(tl.File)
+		for _, x := range tl.Expects {
+			x.Text += " (" + base + ")" // the joined run's expectations print as the directory's: say whose line
+			out.Expects = append(out.Expects, x)
+		}
 	}
 	slices.SortStableFunc(out.Events, func(a, b timeline.Event) int { return cmp.Compare(a.At, b.At) })
 	last := files[len(files)-1]

@@ -33,7 +33,9 @@ func (m *Main) replayCmd() *cobra.Command {
 		Short: "replay an incident timeline in virtual time and judge its expectations",
 		Long: `Replay an incident timeline in virtual time: print every change the engine makes, the
 verdict (failover or not, and why) and each expectation. FILE "-" reads the timeline from
-standard input. Exit 0 when every expectation holds, 1 when one fails, 2 for bad input.
+standard input; a directory is a recording of failsim watch --record, its files joined into
+one run (docs/live.md). Exit 0 when every expectation holds, 1 when one fails, 2 for bad
+input.
 
 With --live, play the timeline's faults through one proxy per node in front of the real server
 of --mysql (without --mysql, the built-in MySQL-protocol server, failsim-mysqld, a child

@@ -31,7 +31,8 @@ func (m *Main) statemapDiffCmd() *cobra.Command {
 differs; the faults of the fault table that B fences sooner, later, no longer or newly, with
 failsim timing's earliest-latest under each (--interval, --timeout); and the incidents whose
 verdict changes when each is replayed under A and under B (A and B win over an incident's
-statemap statement). INCIDENTS are timeline files; without any, the shipped incidents,
+statemap statement). INCIDENTS are timeline files, or directories of failsim watch's
+recordings (each one run, its files joined: docs/live.md); without any, the shipped incidents,
 testdata/incidents/*.timeline, read from the current directory (run it from a checkout).`,
 		Annotations: map[string]string{argsAnnotation: "A B [INCIDENTS...]"},
 		Args: func(_ *cobra.Command, args []string) error {
