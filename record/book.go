@@ -102,19 +102,25 @@ func (b *Book) Outcome(start, end time.Duration, node int, c statemap.Condition)
 	if next.took > 0 {
 		f = fault.Fault{Kind: fault.Slow, Delay: next.took}
 	}
-	ev := timeline.Event{At: start, Kind: act.SetFault, Node: node, Fault: f}
-	i := len(b.seg.Events)
-	for i > 0 && b.seg.Events[i-1].At > start {
-		i--
-	}
-	b.seg.Events = slices.Insert(b.seg.Events, i, ev)
+	b.event(timeline.Event{At: start, Kind: act.SetFault, Node: node, Fault: f})
 	return true
 }
 
-// Decide records what decision ev implies, as expectations whose window is its instant: a
+// event places ev in time order, after the events of its time told before it.
+func (b *Book) event(ev timeline.Event) {
+	i := len(b.seg.Events)
+	for i > 0 && b.seg.Events[i-1].At > ev.At {
+		i--
+	}
+	b.seg.Events = slices.Insert(b.seg.Events, i, ev)
+}
+
+// Decide records what decision ev implies: as expectations whose window is its instant, a
 // failover of its master to the replica promoted, a master failed with no candidate (no master,
-// and the node failed), a node failed. Other events imply nothing of their own: each node's
-// state and role at the cut (Cut) hold what they changed.
+// and the node failed), a node failed; as events, what the engine was told to do, which its
+// echo says: a policy change, a manager stopped or started, an operator's recover. (A watch
+// makes none of these today; a runtime that plays a script does.) Other events imply nothing
+// of their own: each node's state and role at the cut (Cut) hold what they changed.
 func (b *Book) Decide(ev act.Event) {
 	at := func(t time.Duration) timeline.Window {
 		return timeline.Window{After: t, By: t, HasAfter: true, HasBy: true}
@@ -127,7 +133,33 @@ func (b *Book) Decide(ev act.Event) {
 		b.expect(timeline.Expect{Kind: timeline.ExpectFailed, Node: d.Node, To: -1, Window: at(d.At)})
 	case *fence.NodeFailed:
 		b.expect(timeline.Expect{Kind: timeline.ExpectFailed, Node: d.Node, To: -1, Window: at(d.At)})
+	case *fence.PolicyChanged:
+		b.event(timeline.Event{At: d.At, Kind: act.SetPolicy, Policy: d.Policy})
+	case *fence.ManagerDown:
+		b.event(timeline.Event{At: d.At, Kind: act.ManagerDown, Node: d.Node})
+	case *fence.ManagerUp:
+		b.event(timeline.Event{At: d.At, Kind: act.ManagerUp, Node: d.Node})
+	case *fence.NodeRecovered:
+		if d.By == fence.RecoveredByOperator {
+			b.event(timeline.Event{At: d.At, Kind: act.Recover, Node: d.Node})
+		}
+	case *fence.RecoverIgnored:
+		b.event(timeline.Event{At: d.At, Kind: act.Recover, Node: d.Node})
+	case *fence.RecoverRefused:
+		b.event(timeline.Event{At: d.At, Kind: act.Recover, Node: d.Node})
 	}
+}
+
+// Recorded reports whether Decide records anything of ev: the recorder's filter.
+func Recorded(ev act.Event) bool {
+	switch d := ev.(type) {
+	case *fence.Failover, *fence.NoCandidate, *fence.NodeFailed, *fence.PolicyChanged, *fence.ManagerDown,
+		*fence.ManagerUp, *fence.RecoverIgnored, *fence.RecoverRefused:
+		return true
+	case *fence.NodeRecovered:
+		return d.By == fence.RecoveredByOperator
+	}
+	return false
 }
 
 func (b *Book) expect(x timeline.Expect) { b.seg.Expects = append(b.seg.Expects, x) }

@@ -152,8 +152,7 @@ func (r *Recorder) OnOutcome(start, end time.Duration, node int, c statemap.Cond
 
 // Event implements drive.Observer.
 func (r *Recorder) Event(ev act.Event) {
-	switch ev.(type) {
-	case *fence.Failover, *fence.NoCandidate, *fence.NodeFailed:
+	if Recorded(ev) {
 		r.book.Decide(ev)
 		r.dirty = true
 	}
