@@ -58,7 +58,7 @@ type Config struct {
 // goroutine of its own, through a bounded queue: a slow or full disk never holds the loop. A
 // write that fails is logged and counted; a write the queue has no room for is dropped if it is
 // a write of the open file (the next one holds everything), kept for the next instant if it is
-// a closed file.
+// a closed file. A nil *Recorder records nothing: its methods do nothing.
 type Recorder struct {
 	cfg      Config
 	book     *Book
@@ -145,6 +145,9 @@ func (r *Recorder) name(seq int, from time.Duration) string {
 
 // OnOutcome is monitor.Config.OnOutcome.
 func (r *Recorder) OnOutcome(start, end time.Duration, node int, c statemap.Condition) {
+	if r == nil {
+		return
+	}
 	if r.book.Outcome(start, end, node, c) {
 		r.dirty = true
 	}
@@ -152,6 +155,9 @@ func (r *Recorder) OnOutcome(start, end time.Duration, node int, c statemap.Cond
 
 // Event implements drive.Observer.
 func (r *Recorder) Event(ev act.Event) {
+	if r == nil {
+		return
+	}
 	if Recorded(ev) {
 		r.book.Decide(ev)
 		r.dirty = true
@@ -160,6 +166,9 @@ func (r *Recorder) Event(ev act.Event) {
 
 // Instant implements drive.InstantObserver: the open file is written or closed when due.
 func (r *Recorder) Instant(at time.Duration, e fence.View) {
+	if r == nil {
+		return
+	}
 	r.lastAt = at
 	r.nodes = r.nodes[:0]
 	for i := range e.Len() {
@@ -177,6 +186,9 @@ func (r *Recorder) Instant(at time.Duration, e fence.View) {
 // OnReload is monitor.Config.OnReload: the open file is closed at the last instant, and the
 // next names a copy of the new map.
 func (r *Recorder) OnReload(_ time.Duration, m *statemap.Map) {
+	if r == nil {
+		return
+	}
 	data := Properties(m)
 	name := StatemapName(data)
 	r.send(job{path: filepath.Join(r.cfg.Dir, name), data: func() []byte { return data }})
@@ -240,6 +252,9 @@ func (r *Recorder) retry() {
 // change that decided nothing), waits for every write and stops the writer. Call it once the
 // run has returned.
 func (r *Recorder) Close() {
+	if r == nil {
+		return
+	}
 	r.cut(max(r.lastAt, r.book.Last()), r.sm)
 	for _, j := range r.pending {
 		r.jobs <- j

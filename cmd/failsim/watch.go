@@ -42,13 +42,13 @@ func (n *watchNodeFlags) repeatable()        {}
 
 // watchFlags are failsim watch's flags.
 type watchFlags struct {
+	record                                recordFlags // watch_record.go
 	nodes                                 watchNodeFlags
 	statemap, onFailover, format, metrics string
 	interval, timeout                     time.Duration
 	query, policy                         string
 	forDur, hookTimeout                   time.Duration
 	logLevel                              string
-	record                                recordFlags
 }
 
 // defaultHookTimeout bounds each --on-failover command: a hook that hangs (a pager that never
@@ -79,6 +79,7 @@ the command line is visible to every local user in /proc. No output shows a pass
 		RunE: func(c *cobra.Command, _ []string) error { return m.runWatch(c.Context(), &o) },
 	}
 	f := c.Flags()
+	o.record.register(f)
 	f.Var(&o.nodes, "node", "a node to watch, `NAME:ROLE=DSN` (role master or replica; a go-sql-driver/mysql DSN, its password from FAILSIM_PASSWORD_<NAME> when it has none); repeat in the cluster's order")
 	markRequired(f, "node")
 	statemapVar(c, &o.statemap, "statemap override `FILE`, re-read when it changes")
@@ -93,7 +94,6 @@ the command line is visible to every local user in /proc. No output shows a pass
 	complete(c, "policy", "automatic", "manual", "maintenance")
 	f.DurationVar(&o.forDur, "for", 0, "stop after this `DURATION` and print the verdict (0: run until interrupted)")
 	logLevelVar(c, &o.logLevel)
-	o.record.register(f)
 	return c
 }
 
@@ -145,27 +145,25 @@ func (m *Main) runWatch(ctx context.Context, o *watchFlags) error {
 	clk := clock.New()
 	start := clk.Now().Truncate(time.Millisecond) // a whole millisecond: a recording writes its times as clock times
 	tl.Start = start
-	hook := &failoverHook{cmd: o.onFailover, timeout: o.hookTimeout, start: start, names: names, stderr: m.Stderr, log: log}
-	// The verdict explains itself with sm, the map the runtime is given and starts with.
-	run := report.NewRun(tl, sm, newLivePrinter(m.Stdout, f, start, names), metrics, hook)
-	cfg := monitor.Config{
-		Nodes: targets, Statemap: o.statemap, Map: sm, Policy: pol, Interval: o.interval, Clock: clk, Log: log,
-		Observers: run.Observers(), Budget: o.timeout,
-		OnProbe: func(_ time.Duration, i int, r monitor.Result) { metrics.Probed(i, r.Condition) },
-	}
-	rec, err := o.record.start(&cfg, recordHeader(targets, o.interval, o.timeout, start, pol), sm, o.statemap != "", metrics, log)
+	rec, err := o.record.start(recordHeader(targets, o.interval, o.timeout, start, pol), sm, o.statemap != "", metrics, log)
 	if err != nil {
 		return err
 	}
-	rt, err := monitor.New(cfg, monitor.Script{End: o.forDur})
+	hook := &failoverHook{cmd: o.onFailover, timeout: o.hookTimeout, start: start, names: names, stderr: m.Stderr, log: log}
+	// The verdict explains itself with sm, the map the runtime is given and starts with.
+	run := report.NewRun(tl, sm, newLivePrinter(m.Stdout, f, start, names), metrics, hook, rec)
+	rt, err := monitor.New(monitor.Config{
+		Nodes: targets, Statemap: o.statemap, Map: sm, Policy: pol, Interval: o.interval, Clock: clk, Log: log,
+		Budget: o.timeout, OnOutcome: rec.OnOutcome, OnReload: rec.OnReload, // a nil rec records nothing
+		Observers: run.Observers(),
+		OnProbe:   func(_ time.Duration, i int, r monitor.Result) { metrics.Probed(i, r.Condition) },
+	}, monitor.Script{End: o.forDur})
 	if err != nil {
 		return usageErr(err, "")
 	}
 	log.Info().Int("nodes", len(targets)).Dur("interval", o.interval).Dur("timeout", o.timeout).Msg("watching")
 	err = rt.Run(ctx)
-	if rec != nil {
-		rec.Close()
-	}
+	rec.Close()
 	hook.wait()
 	if err != nil {
 		return err

@@ -29,9 +29,9 @@ func (o *recordFlags) register(f *pflag.FlagSet) {
 	f.StringVar(&o.maxSize, "record-max-size", "8MiB", "with --record: close a file and start the next once it reaches `SIZE` (bytes, or with KiB, MiB or GiB)")
 }
 
-// startRecorder starts the recorder --record asks for, and sets the runtime's hooks to feed
-// it; nil when --record is not given. Its flags are checked first: a bad one is exit 2.
-func (o *recordFlags) start(cfg *monitor.Config, h record.Header, sm *statemap.Map, override bool, metrics *monitor.Metrics, log zerolog.Logger) (*record.Recorder, error) {
+// start starts the recorder --record asks for; nil, which records nothing, when --record is not
+// given. Its flags are checked first: a bad one is exit 2.
+func (o *recordFlags) start(h record.Header, sm *statemap.Map, override bool, metrics *monitor.Metrics, log zerolog.Logger) (*record.Recorder, error) {
 	var every time.Duration
 	switch o.rotate {
 	case "1h":
@@ -52,8 +52,6 @@ func (o *recordFlags) start(cfg *monitor.Config, h record.Header, sm *statemap.M
 	if err != nil {
 		return nil, usageErr(fmt.Errorf("--record: %w", err), "")
 	}
-	cfg.OnOutcome, cfg.OnReload = rec.OnOutcome, rec.OnReload
-	cfg.Observers = append(cfg.Observers, rec)
 	log.Info().Str("dir", o.dir).Str("rotate", o.rotate).Int64("max_size", size).Msg("recording")
 	return rec, nil
 }
