@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/failsim/failsim/monitor/livereplay"
-	"github.com/failsim/failsim/record"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
 	"github.com/failsim/failsim/timeline"
@@ -165,7 +164,7 @@ func liveHint(c *cobra.Command) string {
 // the timeline's statemap statement unread, as an empty name means in statemap diff; without
 // --statemap the statement's file, or the defaults.
 func (m *Main) loadTimeline(ctx context.Context, path, smFlag string, set bool) (*timeline.Timeline, *statemap.Map, error) {
-	if record.IsDir(path) {
+	if isRecording(path) {
 		return loadRecording(ctx, path, smFlag, set)
 	}
 	if set && smFlag == "" {

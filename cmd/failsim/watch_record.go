@@ -84,6 +84,9 @@ func parseSize(s string) (int64, error) {
 	return n * mult, nil
 }
 
+// isRecording reports whether path is a directory, read as a recording of failsim watch.
+func isRecording(path string) bool { return record.IsDir(path) }
+
 // loadRecording is loadTimeline for a directory: a recording of failsim watch, its files
 // joined into one run (record.LoadDir).
 func loadRecording(ctx context.Context, dir, smFlag string, set bool) (*timeline.Timeline, *statemap.Map, error) {
