@@ -34,6 +34,9 @@ func (m *Main) replayCmd() *cobra.Command {
 verdict (failover or not, and why) and each expectation. FILE "-" reads the timeline from
 standard input. Exit 0 when every expectation holds, 1 when one fails, 2 for bad input.
 
+FILE may be a directory: a recording of failsim watch --record, its files joined into one run
+(docs/live.md).
+
 With --live, play the timeline's faults through one proxy per node in front of the real server
 of --mysql (without --mysql, the built-in MySQL-protocol server, failsim-mysqld, a child
 process), --speed times faster, and
@@ -50,10 +53,7 @@ on the same servers, and for link and lag statements --links URL, the control AP
 failsim proxy that carries each replica's stream as a node REPLICA<-SOURCE (its token from
 --control-token-file or FAILSIM_CONTROL_TOKEN). A failover promotes for real and repoints the
 other replicas (as --repl-user USER, FAILSIM_REPL_PASSWORD; without it each keeps its own
-replication user). It prints the client's view, simulated against live, beside the decisions.
-
-FILE may be a directory: a recording of failsim watch --record, its files joined into one run
-(docs/live.md).`,
+replication user). It prints the client's view, simulated against live, beside the decisions.`,
 		Annotations: map[string]string{argsAnnotation: "FILE"},
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
