@@ -61,25 +61,32 @@ func Files(dir string) ([]string, error) {
 // ReadDir reads the recording in dir, every closed file, and joins them (Join), with no
 // statemap read. The files may hold at most input.TimelineMax bytes together.
 func ReadDir(ctx context.Context, dir string) (*timeline.Timeline, error) {
+	tl, _, err := readDir(ctx, dir)
+	return tl, err
+}
+
+// readDir is ReadDir, with the files it joined.
+func readDir(ctx context.Context, dir string) (*timeline.Timeline, []*timeline.Timeline, error) {
 	files, err := Files(dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	tls := make([]*timeline.Timeline, len(files))
 	var total int64
 	for i, path := range files {
 		data, err := input.ReadFile(ctx, path, "timeline", input.TimelineMax)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if total += int64(len(data)); total > input.TimelineMax {
-			return nil, &fileline.Error{File: dir, Err: fmt.Errorf("over the %s limit for a timeline, its files together", input.Size(input.TimelineMax))}
+			return nil, nil, &fileline.Error{File: dir, Err: fmt.Errorf("over the %s limit for a timeline, its files together", input.Size(input.TimelineMax))}
 		}
 		if tls[i], err = timeline.Parse(path, data); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return Join(dir, tls)
+	tl, err := Join(dir, tls)
+	return tl, tls, err
 }
 
 // LoadDir reads the recording in dir as ReadDir does, and its statemap: override when not "",
@@ -88,48 +95,37 @@ func ReadDir(ctx context.Context, dir string) (*timeline.Timeline, error) {
 // reload while recording changed it (replay the files from the reload on as a directory of
 // their own, or give the map to judge them all by).
 func LoadDir(ctx context.Context, dir, override string) (*timeline.Timeline, *statemap.Map, error) {
-	tl, err := ReadDir(ctx, dir)
+	tl, files, err := readDir(ctx, dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	if override != "" || tl.Statemap == "" {
-		if override == "" {
-			if err := sameStatemap(dir, tl.Statemap); err != nil {
-				return nil, nil, err
-			}
+	if override == "" {
+		if err := sameStatemap(files); err != nil {
+			return nil, nil, err
 		}
+	}
+	if override != "" || tl.Statemap == "" {
 		sm, err := statemap.LoadContext(ctx, override)
 		return tl, sm, err
 	}
-	if err := sameStatemap(dir, tl.Statemap); err != nil {
-		return nil, nil, err
-	}
-	first, _ := Files(dir)
 	data, err := input.ReadFile(ctx, tl.Statemap, "statemap", input.StatemapMax)
 	if err != nil {
 		var refused *input.Error
 		if errors.As(err, &refused) {
 			err = refused.Err
 		}
-		return nil, nil, &fileline.Error{File: first[0], Line: tl.StatemapLine, Err: fmt.Errorf("statemap %s: %w", tl.Statemap, err)}
+		return nil, nil, &fileline.Error{File: files[0].File, Line: tl.StatemapLine, Err: fmt.Errorf("statemap %s: %w", tl.Statemap, err)}
 	}
 	sm, err := statemap.FromBytes(tl.Statemap, data)
 	return tl, sm, err
 }
 
-// sameStatemap checks that every file of the recording in dir names statemap sm.
-func sameStatemap(dir, sm string) error {
-	files, err := Files(dir)
-	if err != nil {
-		return err
-	}
-	for _, path := range files {
-		tl, err := timeline.ReadContext(context.Background(), path, nil)
-		if err != nil {
-			return err
-		}
+// sameStatemap checks that every file of a recording names the first one's statemap.
+func sameStatemap(files []*timeline.Timeline) error {
+	sm := files[0].Statemap
+	for _, tl := range files[1:] {
 		if tl.Statemap != sm {
-			return &fileline.Error{File: path, Line: max(tl.StatemapLine, 1), Err: fmt.Errorf("the statemap changes here, from %s to %s (a reload while recording): one replay has one statemap; give the one to judge every file by, or replay the files from here on as a directory of their own", orDefaults(sm), orDefaults(tl.Statemap))}
+			return &fileline.Error{File: tl.File, Line: max(tl.StatemapLine, 1), Err: fmt.Errorf("the statemap changes here, from %s to %s (a reload while recording): one replay has one statemap; give the one to judge every file by, or replay the files from here on as a directory of their own", orDefaults(sm), orDefaults(tl.Statemap))}
 		}
 	}
 	return nil

@@ -30,6 +30,7 @@ const (
 	// its end follows the watch.
 	IdleFlush = time.Minute
 	queueLen  = 16
+	sizeBits  = 40 // a file's bytes in Recorder.size: at most 1 TiB
 )
 
 // Config is a recorder's settings.
@@ -71,7 +72,7 @@ type Recorder struct {
 	dirty    bool
 	rotateAt time.Duration // virtual time of the next clock boundary
 	pending  []job
-	size     atomic.Int64 // bytes of the open file's last write
+	size     atomic.Int64 // the last write of an open file: its number << sizeBits | its bytes
 	jobs     chan job
 	wg       sync.WaitGroup
 	errs     prometheus.Counter
@@ -176,7 +177,7 @@ func (r *Recorder) Instant(at time.Duration, e fence.View) {
 	}
 	r.retry()
 	switch {
-	case at >= r.rotateAt || r.size.Load() >= r.cfg.MaxSize:
+	case at >= r.rotateAt || r.written() >= r.cfg.MaxSize:
 		r.cut(at, r.sm)
 	case r.dirty && at-r.flushed >= r.cfg.Flush, at-r.flushed >= IdleFlush:
 		r.flush(at)
@@ -195,13 +196,23 @@ func (r *Recorder) OnReload(_ time.Duration, m *statemap.Map) {
 	r.cut(r.lastAt, name)
 }
 
+// written is the bytes of the open file's last write, 0 before its first: a write of the file
+// before it (which the writer may do after the cut) does not count.
+func (r *Recorder) written() int64 {
+	v := r.size.Load()
+	if int(v>>sizeBits) != r.seq {
+		return 0
+	}
+	return v & (1<<sizeBits - 1)
+}
+
 // flush writes the open file anew, ending at at.
 func (r *Recorder) flush(at time.Duration) {
-	seg, h, name := r.book.Open(), r.book.Header(), r.name(r.seq, r.from)
+	seg, h, seq, name := r.book.Open(), r.book.Header(), r.seq, r.name(r.seq, r.from)
 	r.flushed, r.dirty = at, false
 	r.send(job{path: filepath.Join(r.cfg.Dir, name+".open"), open: true, data: func() []byte {
 		b := h.Text(name, seg, at)
-		r.size.Store(int64(len(b)))
+		r.size.Store(int64(seq)<<sizeBits | min(int64(len(b)), 1<<sizeBits-1))
 		return b
 	}})
 }
@@ -214,7 +225,6 @@ func (r *Recorder) cut(at time.Duration, sm string) {
 	r.send(job{path: path, remove: path + ".open", data: func() []byte { return h.Text(name, seg, at) }})
 	r.seq++
 	r.from, r.sm, r.flushed, r.dirty = at, sm, at, false
-	r.size.Store(0)
 	r.rotateAt = nextBoundary(r.cfg.Header.Start, at, r.cfg.Rotate)
 }
 

@@ -21,9 +21,11 @@ import (
 // recordFlags are watch's flight recorder's flags.
 type recordFlags struct {
 	dir, rotate, maxSize string
+	flags                *pflag.FlagSet // to tell a flag given from its default
 }
 
 func (o *recordFlags) register(f *pflag.FlagSet) {
+	o.flags = f
 	f.StringVar(&o.dir, "record", "", "record what the engine decided from into `DIR`, as timeline files that 'failsim replay DIR' replays to the same decisions")
 	f.StringVar(&o.rotate, "record-rotate", "1h", "with --record: close a file and start the next every `PERIOD` of clock time, 1h or 24h")
 	f.StringVar(&o.maxSize, "record-max-size", "8MiB", "with --record: close a file and start the next once it reaches `SIZE` (bytes, or with KiB, MiB or GiB)")
@@ -46,6 +48,11 @@ func (o *recordFlags) start(h record.Header, sm *statemap.Map, override bool, me
 		return nil, usageErr(fmt.Errorf("--record-max-size %q: %w", o.maxSize, err), "--record-max-size 8MiB")
 	}
 	if o.dir == "" {
+		for _, name := range []string{"record-rotate", "record-max-size"} {
+			if o.flags != nil && o.flags.Changed(name) {
+				return nil, usageErr(fmt.Errorf("--%s needs --record", name), "failsim watch --record DIR --"+name+" ...")
+			}
+		}
 		return nil, nil
 	}
 	rec, err := record.New(record.Config{Dir: o.dir, Header: h, Map: sm, Override: override, Rotate: every, MaxSize: size, Log: log, Registry: metrics.Registry()})
