@@ -79,7 +79,6 @@ the command line is visible to every local user in /proc. No output shows a pass
 		RunE: func(c *cobra.Command, _ []string) error { return m.runWatch(c.Context(), &o) },
 	}
 	f := c.Flags()
-	o.record.register(f)
 	f.Var(&o.nodes, "node", "a node to watch, `NAME:ROLE=DSN` (role master or replica; a go-sql-driver/mysql DSN, its password from FAILSIM_PASSWORD_<NAME> when it has none); repeat in the cluster's order")
 	markRequired(f, "node")
 	statemapVar(c, &o.statemap, "statemap override `FILE`, re-read when it changes")
@@ -93,6 +92,7 @@ the command line is visible to every local user in /proc. No output shows a pass
 	f.StringVar(&o.policy, "policy", "automatic", "the cluster `POLICY`: automatic, manual or maintenance")
 	complete(c, "policy", "automatic", "manual", "maintenance")
 	f.DurationVar(&o.forDur, "for", 0, "stop after this `DURATION` and print the verdict (0: run until interrupted)")
+	o.record.register(f)
 	logLevelVar(c, &o.logLevel)
 	return c
 }
