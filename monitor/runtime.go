@@ -135,7 +135,6 @@ type Runtime struct {
 	gotStart []time.Duration // per node: the start of the probe whose result the driver holds
 	gotEnd   []time.Duration // per node: and its finish
 	running  []time.Duration // per node: the start of its probe under way, -1 for none
-	openWait time.Duration   // the real time the open instant waits for its awaited probes
 	lastLook time.Time
 	gaps     gapDetector
 
@@ -172,7 +171,8 @@ func New(cfg Config, sc Script) (*Runtime, error) {
 		}
 	}
 	r := &Runtime{cfg: cfg, inject: sc.Inject, repl: sc.Replicate, clk: cfg.Clock, log: cfg.Log, speed: cfg.Speed, sm: loaded,
-		awaited: make([]bool, len(cfg.Nodes)), got: make([]Result, len(cfg.Nodes)), gotStart: make([]time.Duration, len(cfg.Nodes)), running: make([]time.Duration, len(cfg.Nodes)), gotEnd: make([]time.Duration, len(cfg.Nodes)),
+		awaited: make([]bool, len(cfg.Nodes)), got: make([]Result, len(cfg.Nodes)),
+		gotStart: make([]time.Duration, len(cfg.Nodes)), gotEnd: make([]time.Duration, len(cfg.Nodes)), running: make([]time.Duration, len(cfg.Nodes)),
 		results: make(chan probeDone, len(cfg.Nodes)), cmds: make(chan func())}
 	if cfg.Statemap != "" {
 		r.smStamp, _ = statOf(cfg.Statemap)
@@ -282,9 +282,12 @@ func (r *Runtime) realUntil(v time.Duration) time.Duration {
 func (r *Runtime) nextDue() time.Duration {
 	if r.open {
 		// The instant waits for its probes: their results wake the loop, or atOnce passes.
-		return r.openAt + time.Duration(float64(r.openWait)*r.speed)
+		return r.openAt + time.Duration(float64(atOnce)*r.speed)
 	}
 	t := r.d.Next()
+	if r.holding(t) {
+		return t + time.Duration(float64(timeoutSlack)*r.speed)
+	}
 	if r.cfg.Statemap != "" {
 		// Look at the file again in ReloadEvery of real time.
 		v := time.Duration(float64(r.lastLook.Add(r.cfg.ReloadEvery).Sub(r.t0)) * r.speed)
@@ -312,7 +315,7 @@ func (r *Runtime) step(ctx context.Context) bool {
 			return true
 		}
 		t := r.d.Next()
-		if t > now {
+		if t > now || r.holding(t) {
 			return false
 		}
 		w := r.d.Begin(t)
@@ -326,8 +329,7 @@ func (r *Runtime) step(ctx context.Context) bool {
 				r.repl(a)
 			}
 		}
-		r.open, r.openAt, r.openWait = true, t, atOnce
-		r.awaitTimeouts(t)
+		r.open, r.openAt = true, t
 		for _, s := range w.Starts {
 			r.start(ctx, s)
 		}
@@ -338,20 +340,21 @@ func (r *Runtime) step(ctx context.Context) bool {
 // the checker's grace before it closes the socket, and as much again for the close.
 const timeoutSlack = 2 * grace
 
-// awaitTimeouts makes the instant at wait, at most timeoutSlack past atOnce, for the probes
-// that run out of their Budget at it: counted at their start plus Budget (take), they count at
-// at before its tick, as in the simulator, and not at the next instant.
-func (r *Runtime) awaitTimeouts(at time.Duration) {
-	if r.cfg.Budget <= 0 {
-		return
+// holding reports whether instant at must wait, at most timeoutSlack of real time past it,
+// before it begins: a probe that may run out of its Budget at it is still to report. Counted at
+// its start plus Budget (take), such an outcome then counts at at, in node order with the
+// others due, before the instant's tick, as in the simulator; begun without it, the instant
+// would count it later, after the tick or after the others.
+func (r *Runtime) holding(at time.Duration) bool {
+	if r.cfg.Budget <= 0 || at == drive.Never || r.clk.Since(r.t0) >= time.Duration(float64(at)/r.speed)+timeoutSlack {
+		return false
 	}
-	for i, st := range r.running {
-		if st >= 0 && st < at && st+r.cfg.Budget == at && !r.awaited[i] {
-			r.awaited[i] = true
-			r.waiting++
-			r.openWait = atOnce + timeoutSlack
+	for _, st := range r.running {
+		if st >= 0 && st < at && st+r.cfg.Budget == at {
+			return true
 		}
 	}
+	return false
 }
 
 // atOnce is the real time under which a probe counts as finished at its start, as the
@@ -361,7 +364,7 @@ const atOnce = 20 * time.Millisecond
 // startsDone reports whether the open instant may close: none of its probes is still running,
 // or atOnce of real time has passed since it.
 func (r *Runtime) startsDone() bool {
-	return r.waiting == 0 || r.clk.Since(r.t0) >= time.Duration(float64(r.openAt)/r.speed)+r.openWait
+	return r.waiting == 0 || r.clk.Since(r.t0) >= time.Duration(float64(r.openAt)/r.speed)+atOnce
 }
 
 // start launches probe s on a goroutine of its own.
@@ -390,8 +393,7 @@ func (r *Runtime) take(d probeDone) {
 	if r.running[s.Node] == s.At {
 		r.running[s.Node] = -1
 	}
-	due := s.At == r.openAt || r.cfg.Budget > 0 && s.At+r.cfg.Budget == r.openAt
-	if r.open && due && r.awaited[s.Node] {
+	if r.open && s.At == r.openAt && r.awaited[s.Node] {
 		r.awaited[s.Node] = false
 		r.waiting--
 	}

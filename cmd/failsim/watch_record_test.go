@@ -37,9 +37,11 @@ func eventLog(out string) []string {
 }
 
 // TestWatchRecordReplays runs failsim watch --record on a real MariaDB through failsim's proxy
-// while faults are played (db2 frozen for 4 s, which its alarm rides out, then db1 frozen for
-// good, which fails it over to db2), then replays the recording: the same event log, byte for
-// byte, and every expectation the recording wrote holds. A small size bound makes several files,
+// while faults are played (db2 frozen from 3.5 s to 7.5 s, which its alarm rides out, then db1
+// frozen for good from 8.5 s: the probe started at 9 s runs out of time on the tick at 10 s,
+// and counts before it, as in the simulator, so db1 fails over to db2 at 20 s), then replays
+// the recording: the same event log, byte for byte, and every expectation the recording wrote
+// holds. A small size bound makes several files,
 // so the replay joins them. It takes about 40 s, is left out by -short, and fails rather than
 // skips under CI=true without MariaDB.
 func TestWatchRecordReplays(t *testing.T) {
@@ -82,7 +84,7 @@ func TestWatchRecordReplays(t *testing.T) {
 			err = set(4*time.Second, "db2", fault.Heal)
 		}
 		if err == nil {
-			err = set(5*time.Second, "db1", fault.Freeze)
+			err = set(time.Second, "db1", fault.Freeze)
 		}
 		played <- err
 	}()
@@ -100,7 +102,8 @@ func TestWatchRecordReplays(t *testing.T) {
 	if strings.Contains(liveErr.String(), "recording:") {
 		t.Errorf("the recorder complained:\n%s", liveErr.String())
 	}
-	if !strings.Contains(live.String(), " db1 FAILOVER: master db1 failed (login_response_timeout), db2 is master") {
+	if !strings.Contains(live.String(), " db1 FAILOVER: master db1 failed (login_response_timeout), db2 is master") ||
+		!strings.Contains(live.String(), " db1 alarm expired: login_response_timeout after 2 ticks") {
 		t.Fatalf("the live run did not fail db1 over: the scenario did not play\n%s", live.String())
 	}
 
