@@ -9,11 +9,13 @@ import (
 // before it ends, COM_QUIT and close excluded, as counted by a relay between the checker and
 // MariaDB 10.11 with the probe user. Toxiproxy's toxics act on these: bandwidth holds a trip for
 // its bytes, slicer cuts them, limit-data counts them. The in-process server's greeting is 78
-// bytes, every other trip the same; another server version, user or password length moves them
-// a little, and with them the edges of limit-data's phases (docs/engine.md).
+// bytes, every other trip the same. The login carries the driver's connection attributes, the
+// client's pid among them: 183 bytes for a five-digit pid, a byte less for each digit fewer.
+// Another server version, user or pid moves them a little, and with them the edges of
+// limit-data's phases (docs/engine.md).
 const (
 	GreetingBytes = 104 // the server's greeting (downstream)
-	LoginBytes    = 182 // the client's handshake response (upstream): user, scramble, plugin, connection attributes
+	LoginBytes    = 183 // the client's handshake response (upstream): user, scramble, plugin, connection attributes
 	VerdictBytes  = 11  // the server's OK to the login (downstream)
 	QueryBytes    = 13  // COM_QUERY "SELECT 1" (upstream)
 	ResultBytes   = 50  // its result set (downstream)
@@ -66,4 +68,19 @@ var trips = [...]trip{
 	{fault.Downstream, forVerdict, VerdictBytes},
 	{fault.Upstream, forResult, QueryBytes},
 	{fault.Downstream, forResult, ResultBytes},
+}
+
+// name is the trip in words.
+func (t trip) name() string {
+	switch {
+	case t.wait == forGreeting:
+		return "greeting"
+	case t.wait == forVerdict && t.stream == fault.Upstream:
+		return "login"
+	case t.wait == forVerdict:
+		return "login's verdict"
+	case t.stream == fault.Upstream:
+		return "query"
+	}
+	return "query's result"
 }

@@ -23,8 +23,9 @@ type Row struct {
 // Table returns the fault table under statemap m and a checker budget of timeout: each
 // fault kind with a representative argument, slow twice, once under the budget and once
 // not (2/5 and twice the budget), and delay twice, a probe's five trips under the budget and
-// its login's three not (1/10 and 1/2 of the budget). The words follow the budget: what a row says of it is what
-// Predict does with it.
+// its login's three not (1/10 and 1/2 of the budget). Toxiproxy's toxics follow, each with
+// its stream where that matters (toxicRows). The words follow the budget: what a row says of it
+// is what Predict does with it.
 func Table(m *statemap.Map, timeout time.Duration) []Row {
 	under, over := max(timeout*2/5, time.Nanosecond), timeout*2
 	if over < timeout {
@@ -45,10 +46,13 @@ func Table(m *statemap.Map, timeout time.Duration) []Row {
 		{Fault: fault.Fault{Kind: fault.Error, Code: 1040}, What: "Too many connections, instead of the greeting"},
 		{Fault: fault.Fault{Kind: fault.Error, Code: 1045}, What: "Access denied, in reply to the login"},
 		{Fault: fault.Fault{Kind: fault.Error, Code: 1205}, What: "any other MySQL error, instead of the greeting"},
-		{Fault: fault.Fault{Kind: fault.Unreachable}, What: "no route to host"},
-		{Fault: fault.Fault{Kind: fault.HostDown}, What: "host is down"},
-		{Fault: fault.Fault{Kind: fault.Probe, Condition: "query_exec_timeout"}, What: "any condition, forced"},
 	}
+	rows = append(rows, toxicRows(timeout)...)
+	rows = append(rows,
+		Row{Fault: fault.Fault{Kind: fault.Unreachable}, What: "no route to host"},
+		Row{Fault: fault.Fault{Kind: fault.HostDown}, What: "host is down"},
+		Row{Fault: fault.Fault{Kind: fault.Probe, Condition: "query_exec_timeout"}, What: "any condition, forced"},
+	)
 	for i := range rows {
 		r := &rows[i]
 		r.Outcome = Predict(r.Fault, timeout)
@@ -64,6 +68,9 @@ func Table(m *statemap.Map, timeout time.Duration) []Row {
 			} else {
 				r.What = fmt.Sprintf("the query's reply takes %s, not under the %s budget: times out", r.Fault.Delay, timeout)
 			}
+		}
+		if r.Fault.Kind.Toxiproxy() {
+			r.What = toxicWhat(r.Fault, r.Outcome, timeout)
 		}
 		if r.Fault.Kind == fault.Delay {
 			if r.Outcome.Condition == statemap.OK {

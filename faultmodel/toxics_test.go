@@ -41,17 +41,17 @@ func TestPredictToxics(t *testing.T) {
 		{"latency 8760h jitter 8760h", 0, late(statemap.LoginResponseTimeout), false},
 		// bandwidth: each trip held for its bytes, 1 ms a byte at 1 KB/s.
 		{"bandwidth 1KB/s", 0, ok(165 * ms), false},
-		{"bandwidth 1KB/s upstream", 0, ok(195 * ms), false},
+		{"bandwidth 1KB/s upstream", 0, ok(196 * ms), false},
 		{"bandwidth 1000KB/s", 0, ok(165 * time.Microsecond), false},
-		{"bandwidth 1KB/s", 104 * ms, at(statemap.LoginResponseTimeout, 104 * ms), false},
-		{"bandwidth 1KB/s", 105 * ms, at(statemap.QueryExecTimeout, 105 * ms), false},
-		{"bandwidth 1KB/s", 165 * ms, at(statemap.QueryResultsTimeout, 165 * ms), false},
-		{"bandwidth 1KB/s upstream", 182 * ms, at(statemap.QueryExecTimeout, 182 * ms), false},
+		{"bandwidth 1KB/s", 104 * ms, at(statemap.LoginResponseTimeout, 104*ms), false},
+		{"bandwidth 1KB/s", 105 * ms, at(statemap.QueryExecTimeout, 105*ms), false},
+		{"bandwidth 1KB/s", 165 * ms, at(statemap.QueryResultsTimeout, 165*ms), false},
+		{"bandwidth 1KB/s upstream", 183 * ms, at(statemap.QueryExecTimeout, 183*ms), false},
 		{"bandwidth 3KB/s", 0, ok(54999998), false}, // each trip truncated to the nanosecond, as toxiproxy does
 		// slicer: (pieces-1) pauses within a trip, and the last pause of the trip before it.
 		{"slicer 64 variation 16 delay 10us", 0, ok(30 * time.Microsecond), false}, // 104 in 2, 11 in 1, 50 in 1
 		{"slicer 1 delay 10ms", 0, ok(1640 * ms), false},                           // 103, then 10+1, then 49+1 pauses
-		{"slicer 1 delay 10ms upstream", 0, ok(1940 * ms), false},                  // 181, then 12+1
+		{"slicer 1 delay 10ms upstream", 0, ok(1950 * ms), false},                  // 182, then 12+1
 		{"slicer 1 delay 10ms", s, at(statemap.LoginResponseTimeout, s), false},
 		{"slicer 64", 0, ok(0), false},
 		// slow-close: only the FIN, after the probe's end.
@@ -80,12 +80,12 @@ func TestPredictToxics(t *testing.T) {
 		{"limit-data 164", 0, at(statemap.SocketIOError, 0), true},
 		{"limit-data 165", 0, ok(0), false},
 		{"limit-data 4096", 0, ok(0), false},
-		// limit-data upstream: login 182, query 13 bytes; the trip that reaches N gets no answer.
+		// limit-data upstream: login 183, query 13 bytes; the trip that reaches N gets no answer.
 		{"limit-data 1 upstream", 0, at(statemap.MySQLPrematureEOF, 0), true},
-		{"limit-data 182 upstream", 0, at(statemap.MySQLPrematureEOF, 0), true},
-		{"limit-data 183 upstream", 0, at(statemap.SocketIOError, 0), true},
-		{"limit-data 195 upstream", 0, at(statemap.SocketIOError, 0), true},
-		{"limit-data 196 upstream", 0, ok(0), false},
+		{"limit-data 183 upstream", 0, at(statemap.MySQLPrematureEOF, 0), true},
+		{"limit-data 184 upstream", 0, at(statemap.SocketIOError, 0), true},
+		{"limit-data 196 upstream", 0, at(statemap.SocketIOError, 0), true},
+		{"limit-data 197 upstream", 0, ok(0), false},
 	} {
 		f, err := fault.Parse(strings.Fields(c.words))
 		if err != nil {
@@ -117,4 +117,24 @@ func TestToxicsWithinBudget(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzPredict: any fault a timeline can name, under any budget, ends within the budget, a
+// timeout after the whole of it, and no fault panics.
+func FuzzPredict(f *testing.F) {
+	for _, s := range []string{"latency 200ms jitter 50ms upstream", "bandwidth 10KB/s", "slow-close 2s", "timeout 0",
+		"timeout 5s upstream", "reset-peer", "slicer 64 variation 16 delay 10us", "limit-data 4096", "freeze", "delay 1s"} {
+		f.Add(s, int64(5*time.Second))
+	}
+	f.Fuzz(func(t *testing.T, words string, budget int64) {
+		flt, err := fault.Parse(strings.Fields(words))
+		if err != nil || budget <= 0 {
+			return
+		}
+		o := Predict(flt, time.Duration(budget))
+		if o.Took < 0 || o.Took > time.Duration(budget) || (o.Condition.IsTimeout() && o.Took != time.Duration(budget)) {
+			t.Errorf("Predict(%s, %v) = %+v", flt, time.Duration(budget), o)
+		}
+		DatabaseDead(flt)
+	})
 }

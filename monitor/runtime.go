@@ -17,6 +17,7 @@ import (
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/shadow"
 	"github.com/failsim/failsim/statemap"
 )
 
@@ -87,6 +88,9 @@ type Config struct {
 	// does (core.New): a live replay's managers stop and start as its script says.
 	// Nil (watch): no group, the first node whose manager is up coordinates.
 	Group *cluster.Config
+	// Shadows, when not nil, are candidate statemaps judged beside the engine on the same
+	// probes, with no effect on it (monitor/shadow.go).
+	Shadows *Shadows
 }
 
 // Script is what a run plays beside its live probes, in virtual time: a live replay's timeline
@@ -125,6 +129,7 @@ type Runtime struct {
 	smStamp stamp
 	e       *fence.Engine
 	d       *drive.Driver
+	tee     *shadow.Tee // the shadows beside the engine; nil without
 
 	t0       time.Time
 	open     bool            // an instant is begun: its probes run, and it waits for those that end at once
@@ -203,7 +208,7 @@ func New(cfg Config, sc Script) (*Runtime, error) {
 	}
 	// A live run foresees nothing (every real probe runs), and makes every tick, so that the
 	// metrics and the report follow each alarm's count tick by tick.
-	r.d = drive.New(core.New(r.e, cfg.Group), drive.Config{
+	r.d = drive.New(r.withShadows(core.New(r.e, cfg.Group)), drive.Config{
 		Interval:    r.cfg.Interval,
 		Script:      sc.Actions,
 		Checkpoints: sc.Checkpoints,
@@ -228,6 +233,7 @@ func (r *Runtime) Run(ctx context.Context) error {
 	defer func() {
 		cancel()
 		r.wg.Wait()
+		r.finishShadows()
 	}()
 	r.t0 = r.clk.Now()
 	r.lastLook = r.t0

@@ -4,6 +4,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -151,8 +152,10 @@ var (
 type ratio struct{ a, b string }
 
 // sideBySide moves passBlock bytes over one connection through each way in turn, server to
-// client (down) or client to server (up), b.N rounds, the order rotating each round so no way
-// always follows the same one. It reports each way's throughput (MB/s by the wall clock), the
+// client (down) or client to server (up), b.N rounds, the order rotating each round. Each
+// turn ends with a collection, inside the turn's time: toxiproxy allocates a buffer for every
+// chunk, and without it the garbage left at the end of its turn would be collected, and
+// counted, in the turn of the way after it (the rotation keeps the same successor). It reports each way's throughput (MB/s by the wall clock), the
 // process's CPU time per GB it took (client, server and proxy: cputime.Used), and for each
 // ratio the throughput of a over b (thru-a/b, 1 = as fast) and the CPU per GB of a over b
 // (cpu-a/b). When the ways include direct (ways[0]), it also reports each other way's CPU per
@@ -211,6 +214,7 @@ func sideBySide(b *testing.B, down bool, ways []way, ratios []ratio) {
 			p := &peers[(i+k)%len(peers)]
 			t0, c0 := time.Now(), cputime.Used()
 			move(p.c)
+			runtime.GC() // the garbage of this turn is this way's to collect, not the next one's
 			p.cpu += cputime.Used() - c0
 			p.wall += time.Since(t0)
 			p.bytes += passBlock

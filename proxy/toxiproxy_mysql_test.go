@@ -81,19 +81,24 @@ func TestToxiproxyConformanceMySQL(t *testing.T) {
 		tr.query = time.Since(t0)
 		return tr
 	}
-	x, f := roundTrip(tp.Listen), roundTrip(fs.Addr())
-	t.Logf("toxiproxy: login %v, query %v; failsim: login %v, query %v", x.login, x.query, f.login, f.query)
-	if x.answer != "x42" || f.answer != "x42" {
-		t.Errorf("answers: toxiproxy %q, failsim %q; want x42 from both", x.answer, f.answer)
-	}
 	agree := func(a, b time.Duration) bool {
 		slack := max(50*time.Millisecond, time.Duration(0.2*float64(max(a, b))))
 		return a-b <= slack && b-a <= slack
 	}
 	// A login waits on the greeting, the client's answer and the server's OK (3 latencies at
-	// least); a query on its command and its result (2).
-	if f.login < 3*latency || f.query < 2*latency || !agree(f.login, x.login) || !agree(f.query, x.query) {
-		t.Errorf("failsim took %v to log in and %v to query, toxiproxy %v and %v: want the same within max(50ms, 20%%), at least %v and %v",
-			f.login, f.query, x.login, x.query, 3*latency, 2*latency)
+	// least); a query on its command and its result (2). As in TestToxiproxyConformance, up to
+	// three attempts: a timer late on a shared machine spoils one, a difference all three.
+	var x, f trip
+	for try := 1; try <= 3; try++ {
+		x, f = roundTrip(tp.Listen), roundTrip(fs.Addr())
+		t.Logf("attempt %d: toxiproxy: login %v, query %v; failsim: login %v, query %v", try, x.login, x.query, f.login, f.query)
+		if x.answer != "x42" || f.answer != "x42" {
+			t.Fatalf("answers: toxiproxy %q, failsim %q; want x42 from both", x.answer, f.answer)
+		}
+		if f.login >= 3*latency && f.query >= 2*latency && agree(f.login, x.login) && agree(f.query, x.query) {
+			return
+		}
 	}
+	t.Errorf("failsim took %v to log in and %v to query, toxiproxy %v and %v: want the same within max(50ms, 20%%), at least %v and %v",
+		f.login, f.query, x.login, x.query, 3*latency, 2*latency)
 }

@@ -71,12 +71,12 @@ func LinkOf(f fault.Fault) Link {
 
 // The bytes of a write on the writer's connection and of the login that opened it, as
 // faultmodel counts the probe's: the greeting (104) and the login's verdict (11) downstream, the
-// login (182) upstream; a write's command is its INSERT, its answer an OK.
+// login (183) upstream; a write's command is its INSERT, its answer an OK.
 const (
 	writeBytes  = 47  // "INSERT INTO failsim.ledger (id) VALUES (?)" in a packet
 	answerBytes = 11  // its OK
 	openDown    = 115 // the greeting and the login's verdict
-	openUp      = 182 // the login
+	openUp      = 183 // the login
 )
 
 // tripBytes is a write's trip on stream s.

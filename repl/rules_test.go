@@ -254,7 +254,7 @@ func TestLinkOf(t *testing.T) {
 
 // TestLinkOfToxics: toxiproxy's toxics, each on its stream, for writes on an open connection:
 // a command of 47 bytes up, an answer of 11 down, a connection opened with 115 bytes down and
-// 182 up.
+// 183 up.
 func TestLinkOfToxics(t *testing.T) {
 	ms := time.Millisecond
 	for words, want := range map[string]Link{
@@ -273,8 +273,8 @@ func TestLinkOfToxics(t *testing.T) {
 		"reset-peer 1s upstream":             {Dead: true},
 		"limit-data 125":                     {Dead: true},
 		"limit-data 126":                     {},
-		"limit-data 229 upstream":            {Dead: true},
-		"limit-data 230 upstream":            {},
+		"limit-data 230 upstream":            {Dead: true},
+		"limit-data 231 upstream":            {},
 	} {
 		f, err := fault.Parse(strings.Fields(words))
 		if err != nil {

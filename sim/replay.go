@@ -41,7 +41,7 @@ func Replay(tl *timeline.Timeline, m *statemap.Map, obs ...drive.Observer) *fenc
 // returns the engine as it stands and ctx's error. The observers have seen every instant up to
 // the stop.
 func ReplayContext(ctx context.Context, tl *timeline.Timeline, m *statemap.Map, obs ...drive.Observer) (*fence.Engine, error) {
-	r := newRunner(ctx, tl, m, obs)
+	r := newRunner(ctx, tl, m, obs, nil)
 	return r.e, r.run()
 }
 
@@ -56,13 +56,14 @@ type runner struct {
 	k     *core.Core
 }
 
-func newRunner(ctx context.Context, tl *timeline.Timeline, m *statemap.Map, obs []drive.Observer) *runner {
-	return newRunnerReusing(ctx, tl, m, obs, nil, nil)
+func newRunner(ctx context.Context, tl *timeline.Timeline, m *statemap.Map, obs []drive.Observer, wrap func(*core.Core) drive.Machine) *runner {
+	return newRunnerReusing(ctx, tl, m, obs, nil, nil, wrap)
 }
 
 // newRunnerReusing is newRunner that reuses old's space, if not nil, for the replication model's
-// run (a Replayer's).
-func newRunnerReusing(ctx context.Context, tl *timeline.Timeline, m *statemap.Map, obs []drive.Observer, old *replRun, oldCore *core.Core) *runner {
+// run (a Replayer's); wrap, if not nil, puts a machine around the core for the driver (the
+// shadows beside it, sim/shadow.go).
+func newRunnerReusing(ctx context.Context, tl *timeline.Timeline, m *statemap.Map, obs []drive.Observer, old *replRun, oldCore *core.Core, wrap func(*core.Core) drive.Machine) *runner {
 	var rr *replRun
 	var e *fence.Engine
 	var candidate fence.CandidateRule // nil: fence.FirstEligible
@@ -75,7 +76,11 @@ func newRunnerReusing(ctx context.Context, tl *timeline.Timeline, m *statemap.Ma
 	timeout := tl.Timeout
 	k := core.New(e, &cluster.Config{Witnesses: len(tl.Witnesses), GapThreshold: tl.GapThreshold, FailsafeThreshold: tl.FailsafeThreshold})
 	k.Reuse(oldCore)
-	d := drive.New(k, drive.Config{
+	var mach drive.Machine = k
+	if wrap != nil {
+		mach = wrap(k) // shadows beside the core (sim/shadow.go)
+	}
+	d := drive.New(mach, drive.Config{
 		Interval:    tl.Interval,
 		Script:      tl.Events,
 		Checkpoints: tl.Checkpoints(),

@@ -43,7 +43,7 @@ func TestReplayCostFollowsChanges(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := newRunner(context.Background(), tl, statemap.Default(), []drive.Observer{report.New(tl, statemap.Default())})
+		r := newRunner(context.Background(), tl, statemap.Default(), []drive.Observer{report.New(tl, statemap.Default())}, nil)
 		if err := r.run(); err != nil {
 			t.Fatal(err)
 		}

@@ -23,7 +23,7 @@ type Replayer struct {
 
 // Replay is sim.Replay, reusing p's space. The engine it returns is valid until the next call.
 func (p *Replayer) Replay(tl *timeline.Timeline, m *statemap.Map, obs ...drive.Observer) *fence.Engine {
-	r := newRunnerReusing(context.Background(), tl, m, obs, p.repl, p.core)
+	r := newRunnerReusing(context.Background(), tl, m, obs, p.repl, p.core, nil)
 	if r.repl != nil {
 		p.repl = r.repl
 	}

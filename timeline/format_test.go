@@ -232,6 +232,7 @@ func FuzzFormat(f *testing.F) {
 	}
 	f.Add([]byte("cluster a:master b:replica\nstart 9999-12-31T23:59:59Z\n+100y a refuse\n"))
 	f.Add([]byte(fmt.Sprintf("cluster a:master b:replica\nstart 23:59:59.999999999\n00:00:00 a stall\n%s cluster end\n", "+1ns")))
+	f.Add([]byte("cluster a:master b:replica\n+1s a bandwidth 10KB/s upstream\n+1s b slicer 64 variation 16 delay 10us\n+1s a latency 200ms jitter 50ms\n+1s b timeout 0 downstream\n+1s a reset-peer\n+1s a limit-data 4096 upstream\n+1s b slow-close 2s\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		roundTrip(t, "fuzz/f.timeline", data)
 	})

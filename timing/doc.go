@@ -29,5 +29,6 @@
 //
 // The package is pure arithmetic: no I/O, no clock. Its test replays every fault row through
 // the simulator with the fault starting at every whole second over lcm(interval, 10 s) and the
-// probes at every whole-second phase, and holds the replayed times to these bounds.
+// probes at every whole-second phase (finer for a probe that takes a fraction of a second), and
+// holds the replayed times to these bounds.
 package timing

@@ -142,6 +142,13 @@ func rows(m *statemap.Map, interval, timeout time.Duration) []timing.Row {
 // replays counts the replays TestTimingMatchesReplays ran.
 var replays atomic.Int64
 
+func gcd(a, b time.Duration) time.Duration {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
 func lcm(a, b time.Duration) time.Duration {
 	x, y := a, b
 	for y != 0 {
@@ -175,16 +182,16 @@ func replayOnce(m *statemap.Map, interval, timeout time.Duration, row timing.Row
 
 // TestTimingMatchesReplays replays every fault row under several statemaps and checker settings,
 // with the fault starting at every whole second over lcm(interval, 10 s) and the node's probes
-// at every whole-second phase, through the real simulator. The least replayed time is the
+// at every whole-second phase (every step, finer than a second for a row whose probe takes a
+// fraction of one: gcd(1 s, took)), through the real simulator. The least replayed time is the
 // computed earliest; every replayed time is within [earliest, latest); and the largest is the
-// latest less one second for each phase it depends on (whole-second sampling falls short of
-// the bound by a second per phase: the probe's, and for an alarm that waits for ticks, the
-// tick's).
+// latest less one step for each phase it depends on (the sampling falls short of the bound by
+// a step per phase: the probe's, and for an alarm that waits for ticks, the tick's).
 func TestTimingMatchesReplays(t *testing.T) {
 	maps := statemaps(t)
 	replays.Store(0)
 	defer func() { t.Logf("%d replays", replays.Load()) }()
-	cases := settings // 66,268 replays in about a second: no shorter run for -short
+	cases := settings // 314,400 replays in about four seconds: no shorter run for -short
 	for _, name := range []string{"default", "aggressive", "tolerant", "edges"} {
 		m := maps[name]
 		for si, set := range cases {
@@ -228,8 +235,15 @@ func checkRow(t *testing.T, m *statemap.Map, interval, timeout time.Duration, ro
 	horizon := timeout + interval + time.Duration(max(row.Rule.Threshold, 0)+2)*statemap.TickInterval + time.Minute
 	runs := 0
 	defer func() { replays.Add(int64(runs)) }()
-	for phase := time.Duration(0); phase < interval; phase += time.Second {
-		for s := time.Duration(0); s < period; s += time.Second {
+	// The step of the sampling: a second, or finer when the probe's outcome takes a fraction of
+	// one (timeout 600ms), so that its alarm too can be raised at a tick's very instant. A row
+	// that raises no alarm needs no finer step: nothing happens to sample.
+	step := time.Second
+	if !row.Alarm.Never() {
+		step = gcd(step, row.Outcome.Took)
+	}
+	for phase := time.Duration(0); phase < interval; phase += step {
+		for s := time.Duration(0); s < period; s += step {
 			start := base + s
 			f := replayOnce(m, interval, timeout, row, node, phase, start, start+horizon)
 			runs++
@@ -260,8 +274,8 @@ func checkRow(t *testing.T, m *statemap.Map, interval, timeout time.Duration, ro
 		if x.min != x.span.Earliest {
 			t.Errorf("%s: least replayed %s, computed earliest %s (%d replays)", x.name, x.min, x.span.Earliest, runs)
 		}
-		if want := x.span.Latest - x.phases*time.Second; x.max != want {
-			t.Errorf("%s: largest replayed %s, want %s: the computed latest %s less a second per phase (%d replays)", x.name, x.max, want, x.span.Latest, runs)
+		if want := x.span.Latest - x.phases*step; x.max != want {
+			t.Errorf("%s: largest replayed %s, want %s: the computed latest %s less a step (%s) per phase (%d replays)", x.name, x.max, want, x.span.Latest, step, runs)
 		}
 	}
 }

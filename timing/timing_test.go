@@ -28,9 +28,21 @@ func TestDefaultTable(t *testing.T) {
 		"error 1045":               {span(0, 3*s), span(0, 3*s), {}},
 		"unreachable":              {span(0, 3*s), span(0, 3*s), span(50*s, 63*s)},
 		"probe query_exec_timeout": {span(5*s, 8*s), span(5*s, 8*s), {}},
+		// toxiproxy's toxics: a socket error after the toxic's own time, or a timeout after the
+		// budget, or nothing.
+		"latency 1s jitter 500ms": {},
+		"latency 2.5s upstream":   {span(5*s, 8*s), span(5*s, 8*s), {}},
+		"timeout 1s":              {span(1*s, 4*s), span(1*s, 4*s), span(1*s, 4*s)},
+		"timeout 1s upstream":     {span(1*s, 4*s), span(1*s, 4*s), {}},
+		"timeout 0":               {span(5*s, 8*s), span(5*s, 8*s), span(75*s, 88*s)},
+		"reset-peer":              {span(0, 3*s), span(0, 3*s), span(0, 3*s)},
+		"reset-peer 1s upstream":  {span(1*s, 4*s), span(1*s, 4*s), span(1*s, 4*s)},
+		"limit-data 64":           {span(0, 3*s), span(0, 3*s), span(0, 3*s)},
+		"limit-data 110":          {span(0, 3*s), span(0, 3*s), {}},
+		"limit-data 4096":         {},
 	}
 	rows := Table(statemap.Default(), 3*s, 5*s)
-	if len(rows) != 17 {
+	if len(rows) != 31 {
 		t.Fatalf("%d rows", len(rows))
 	}
 	for _, r := range rows {

@@ -2,13 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/failsim/failsim/expect"
 	"github.com/failsim/failsim/monitor/livereplay"
+	"github.com/failsim/failsim/shadow"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
 	"github.com/failsim/failsim/timeline"
@@ -18,6 +21,7 @@ import (
 type replayFlags struct {
 	statemap, format, logLevel string
 	report                     string
+	shadows                    shadowFlags
 	live                       bool
 	mysql                      []string
 	speed                      float64
@@ -33,6 +37,9 @@ func (m *Main) replayCmd() *cobra.Command {
 		Long: `Replay an incident timeline in virtual time: print every change the engine makes, the
 verdict (failover or not, and why) and each expectation. FILE "-" reads the timeline from
 standard input. Exit 0 when every expectation holds, 1 when one fails, 2 for bad input.
+With --shadow NAME=FILE (repeatable), candidate statemaps are judged beside it on the same
+probes, and each one's divergences are printed after the verdict (in JSON, one object after
+the summary); a divergence is no failed expectation.
 
 FILE may be a directory: a recording of failsim watch --record, its files joined into one run
 (docs/live.md).
@@ -73,6 +80,7 @@ replication user). It prints the client's view, simulated against live, beside t
 	logLevelVar(c, &o.logLevel)
 	f := c.Flags()
 	f.StringVar(&o.report, "report", "", "also write the run's HTML report to `FILE` (failsim report)")
+	shadowVar(c, &o.shadows, "judge a candidate statemap override `NAME=FILE` beside the replay's on the same probes, as shadow NAME (repeatable): its divergences are printed after the verdict")
 	f.BoolVar(&o.live, "live", false, "replay live through one proxy per node in front of --mysql, and compare with the simulator")
 	f.StringArrayVar(&o.mysql, "mysql", nil, "with --live: the real server's `DSN`, e.g. 'probe@tcp(127.0.0.1:3306)/', its password from FAILSIM_PASSWORD when it has none; without it, the built-in server (failsim-mysqld) on a free loopback port; with a workload, NODE=DSN once per node")
 	f.Float64Var(&o.speed, "speed", 10, "with --live: run `N` times faster than the timeline (with a workload: 1, the only speed it takes)")
@@ -104,6 +112,9 @@ func (m *Main) runReplay(ctx context.Context, c *cobra.Command, o *replayFlags, 
 			}
 		}
 	}
+	if len(o.shadows) > 0 && o.report != "" {
+		return usageErr(errors.New("--shadow does not go with --report"), "failsim replay --shadow NAME=FILE TIMELINE")
+	}
 	log.Debug().Str("timeline", path).Msg("reading")
 	tl, sm, err := m.loadTimeline(ctx, path, o.statemap, c.Flags().Changed("statemap"))
 	if err != nil {
@@ -119,11 +130,17 @@ func (m *Main) runReplay(ctx context.Context, c *cobra.Command, o *replayFlags, 
 		}
 		switch {
 		case err != nil:
+		case srv.perNode != nil && len(o.shadows) > 0:
+			err = usageErr(errors.New("--shadow does not go with a live replay with a workload"), "replay it without --live, or without --shadow")
 		case srv.perNode != nil:
 			err = m.runReplayLiveRepl(ctx, c, o, tl, sm, srv.perNode, f, log)
 		default:
-			if err = liveReplOnly(c, tl); err == nil {
-				err = m.runReplayLive(ctx, path, tl, sm, withPassword(srv.single, passwordEnv), o.speed, f, log, o.report)
+			var specs []shadow.Spec
+			if specs, err = loadShadows(ctx, o.shadows); err == nil {
+				err = liveReplOnly(c, tl)
+			}
+			if err == nil {
+				err = m.runReplayLive(ctx, path, tl, sm, withPassword(srv.single, passwordEnv), o.speed, f, log, o.report, specs...)
 			}
 		}
 		if err != nil && ctx.Err() != nil {
@@ -135,7 +152,12 @@ func (m *Main) runReplay(ctx context.Context, c *cobra.Command, o *replayFlags, 
 	if o.report != "" {
 		return m.runReplayReport(ctx, f, tl, sm, o.report, path, o.statemap)
 	}
-	results, err := sim.Run(ctx, m.Stdout, f, tl, sm)
+	var results []expect.Result
+	if len(o.shadows) > 0 {
+		results, err = m.runReplayShadows(ctx, f, tl, sm, o.shadows)
+	} else {
+		results, err = sim.Run(ctx, m.Stdout, f, tl, sm)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return interrupted(ctx, "replay")

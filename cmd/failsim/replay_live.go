@@ -15,6 +15,7 @@ import (
 	"github.com/failsim/failsim/monitor"
 	"github.com/failsim/failsim/monitor/livereplay"
 	"github.com/failsim/failsim/report"
+	"github.com/failsim/failsim/shadow"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
 	"github.com/failsim/failsim/timeline"
@@ -30,7 +31,10 @@ const wireOnlyHint = "replay it without --live, or use a wire fault (failsim fau
 // the replay ends. It prints the live events
 // as they happen, then the simulated and the live decisions side by side and the verdict:
 // agree (exit 0) or differ (exit 1).
-func (m *Main) runReplayLive(ctx context.Context, path string, tl *timeline.Timeline, sm *statemap.Map, dsn string, speed float64, f report.Format, log zerolog.Logger, reportPath string) error {
+//
+// With shadows (--shadow), they are judged beside the live engine on the live probes, and
+// their divergences are printed last (replay_shadow.go).
+func (m *Main) runReplayLive(ctx context.Context, path string, tl *timeline.Timeline, sm *statemap.Map, dsn string, speed float64, f report.Format, log zerolog.Logger, reportPath string, shadows ...shadow.Spec) error {
 	if speed <= 0 {
 		return usageErr(fmt.Errorf("--speed %v: want a positive factor such as 10", speed), "")
 	}
@@ -85,6 +89,7 @@ func (m *Main) runReplayLive(ctx context.Context, path string, tl *timeline.Time
 		fmt.Fprintf(m.Stdout, "live replay of %s at %gx%s: %s of timeline in %s\n", tl.File, speed, against, tl.End, time.Duration(float64(tl.End)/speed).Round(time.Second))
 	}
 	lcfg := livereplay.LiveConfig{Timeline: tl, Map: sm, DSN: dsn, Speed: speed, Log: log, Observers: []drive.Observer{out, xs.Observer()}}
+	tally := liveShadows(&lcfg, shadows)
 	var run *reportRun
 	if reportPath != "" {
 		run = newReportRun(tl, sm)
@@ -130,6 +135,11 @@ func (m *Main) runReplayLive(ctx context.Context, path string, tl *timeline.Time
 	}
 	if out.err != nil {
 		return out.err
+	}
+	if tally != nil {
+		if err := report.WriteShadows(m.Stdout, f, tl.Start, tl.Names(), shadows, tally); err != nil {
+			return err
+		}
 	}
 	if !ok || !held {
 		return failedErr()

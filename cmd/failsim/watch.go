@@ -49,6 +49,7 @@ type watchFlags struct {
 	query, policy                         string
 	forDur, hookTimeout                   time.Duration
 	logLevel                              string
+	shadow                                watchShadowFlags // watch_shadow.go
 }
 
 // defaultHookTimeout bounds each --on-failover command: a hook that hangs (a pager that never
@@ -65,6 +66,11 @@ outcomes, printing each change as 'failsim replay' does. It runs until interrupt
 SIGTERM) or for --for, then prints the verdict and waits for a running --on-failover command,
 at most --on-failover-timeout after it started (then its process group is killed, with a
 warning). See docs/live.md.
+
+With --shadow NAME=FILE (repeatable), candidate statemaps are judged beside the live one on
+the same probes, with no effect on it: where one would have decided a node's service otherwise,
+a warning in the log names the shadow, node, time and cause, the metrics count it, and
+--on-divergence runs (bounded by --on-divergence-timeout, as --on-failover is).
 
 A DSN may leave its password out: failsim then reads node NAME's password from the
 environment variable FAILSIM_PASSWORD_<NAME>, the name upper-cased with every character other
@@ -94,6 +100,7 @@ the command line is visible to every local user in /proc. No output shows a pass
 	f.DurationVar(&o.forDur, "for", 0, "stop after this `DURATION` and print the verdict (0: run until interrupted)")
 	o.record.register(f)
 	logLevelVar(c, &o.logLevel)
+	shadowWatchVars(c, &o.shadow)
 	return c
 }
 
@@ -135,6 +142,11 @@ func (m *Main) runWatch(ctx context.Context, o *watchFlags) error {
 		return usageErr(err, "")
 	}
 	metrics := monitor.NewMetrics(names)
+	shadows, divHook, err := watchShadows(ctx, &o.shadow, metrics, names, m.Stderr, log)
+	defer divHook.wait()
+	if err != nil {
+		return err
+	}
 	if o.metrics != "" {
 		stop, err := serveMetrics(o.metrics, metrics, log)
 		if err != nil {
@@ -157,6 +169,7 @@ func (m *Main) runWatch(ctx context.Context, o *watchFlags) error {
 		Budget: o.timeout, OnOutcome: rec.OnOutcome, OnReload: rec.OnReload, // a nil rec records nothing
 		Observers: run.Observers(),
 		OnProbe:   func(_ time.Duration, i int, r monitor.Result) { metrics.Probed(i, r.Condition) },
+		Shadows:   shadows,
 	}, monitor.Script{End: o.forDur})
 	if err != nil {
 		return usageErr(err, "")

@@ -4,18 +4,20 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/failsim/failsim/faultmodel"
 	"github.com/failsim/failsim/internal/liveservers"
 	"github.com/failsim/failsim/monitor"
 	"github.com/failsim/failsim/statemap"
 	"github.com/failsim/failsim/timeline"
-	"github.com/rs/zerolog"
 
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/proxy"
@@ -44,9 +46,36 @@ func conformFaults(t *testing.T, s liveservers.Server) {
 		t.Fatal(err)
 	}
 	faults := []string{"heal", "refuse", "reset", "close", "freeze", "blackhole", "stall",
-		"slow 300ms", "slow 2s", "delay 100ms", "delay 400ms", "delay 600ms", "error 1040", "error 1045", "error 1130"}
+		"slow 300ms", "slow 2s", "delay 100ms", "delay 400ms", "delay 600ms", "error 1040", "error 1045", "error 1130",
+		// Toxiproxy's toxics (docs/engine.md, "The checker"), each on its stream: latency's three
+		// trips downstream and two upstream, ok and timing out waiting for the verdict or the
+		// result; bandwidth at its lowest rate; slow-close; timeout closing within the budget and
+		// never, both ways; reset-peer at once and after its time; slicer; limit-data cutting
+		// the greeting, the result, the login and the query, and letting the probe through.
+		"latency 100ms jitter 50ms", "latency 600ms", "latency 1s", "latency 400ms upstream", "latency 800ms upstream",
+		"bandwidth 1KB/s", "bandwidth 1KB/s upstream", "slow-close 1s", "slow-close 1s upstream",
+		"timeout 0", "timeout 500ms", "timeout 0 upstream", "timeout 500ms upstream",
+		"reset-peer", "reset-peer 500ms", "reset-peer 500ms upstream",
+		"slicer 16 variation 4 delay 100us", "slicer 1 delay 1ms", "slicer 1 delay 1ms upstream",
+		"limit-data 50", "limit-data 120", "limit-data 4096", "limit-data 100 upstream", "limit-data 190 upstream", "limit-data 300 upstream",
+		"limit-data 110", "limit-data 103", "limit-data 104", "limit-data 114", "limit-data 115", "limit-data 164", "limit-data 165",
+	}
+	// The login's verdict is bytes 105-115 of MariaDB's downstream (faultmodel.GreetingBytes),
+	// 79-89 of the in-process server's, whose greeting is shorter: a limit-data that cuts it on
+	// one server cuts the greeting or the result on the other, so that case is MariaDB's alone.
+	// The edges of the greeting, the verdict and the result, to the byte, are MariaDB's alike.
+	// The login's are not held to the byte on either: its connection attributes carry the test
+	// binary's pid, a byte shorter for each digit fewer (faultmodel.LoginBytes).
+	only := map[string]string{}
+	for _, spec := range []string{"limit-data 110", "limit-data 103", "limit-data 104", "limit-data 114", "limit-data 115", "limit-data 164", "limit-data 165"} {
+		only[spec] = "mariadb"
+	}
+	server := path.Base(t.Name())
 	covered := map[fault.Kind]bool{}
 	for _, spec := range faults {
+		if o, ok := only[spec]; ok && o != server {
+			continue
+		}
 		f, err := fault.Parse(strings.Fields(spec))
 		if err != nil {
 			t.Fatal(err)
@@ -61,6 +90,7 @@ func conformFaults(t *testing.T, s liveservers.Server) {
 			start := time.Now()
 			r := c.Probe(context.Background())
 			took := time.Since(start)
+			t.Logf("live %s in phase %s after %v; predicted %s after %v", r.Condition, r.Phase, took.Round(time.Millisecond), want.Condition, want.Took)
 			if r.Condition != want.Condition {
 				t.Errorf("%s: live probe ended %s in phase %s (%v) after %v; the simulator predicts %s", spec, r.Condition, r.Phase, r.Err, took, want.Condition)
 			}

@@ -58,6 +58,9 @@ type LiveConfig struct {
 	// OnProbe, when not nil, is told each live probe's outcome at the instant it counts, in the
 	// timeline's virtual time (a live report draws them).
 	OnProbe func(at time.Duration, node int, c statemap.Condition)
+	// Shadows, when not nil, are candidate statemaps judged beside the live engine on the same
+	// live probes (monitor.Shadows).
+	Shadows *monitor.Shadows
 }
 
 // WireOnly checks that every fault of tl can be made real by a proxy and that tl needs the
@@ -161,7 +164,7 @@ func LiveReplay(ctx context.Context, cfg LiveConfig) (LiveRun, error) {
 		onProbe = func(at time.Duration, i int, r monitor.Result) { cfg.OnProbe(at, i, r.Condition) }
 	}
 	rt, err := monitor.New(monitor.Config{Nodes: nodes, Map: cfg.Map, Policy: tl.Policy, Interval: tl.Interval, Speed: speed,
-		Log: cfg.Log, Observers: obs, OnProbe: onProbe, Group: TimelineGroup(tl)}, TimelineScript(tl, inject))
+		Log: cfg.Log, Observers: obs, OnProbe: onProbe, Group: TimelineGroup(tl), Shadows: cfg.Shadows}, TimelineScript(tl, inject))
 	if err != nil {
 		return LiveRun{}, err
 	}
