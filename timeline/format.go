@@ -12,13 +12,14 @@ import (
 )
 
 // Format writes tl as timeline text that Parse reads back to the same timeline, but for what
-// only says where a statement stood (the Line fields, StatemapLine, WorkloadLine, the line in
+// only says where a statement stood (the Line fields, StatemapLine, ManagerLine, WorkloadLine, the line in
 // Group) and the expectations' Text, which is written anew from their values:
 //
 //   - the cluster line, with each node's precedence when the replication sets them;
 //   - the settings: the checker, the start when it is not 1970-01-01T00:00:00Z, the liveness
 //     thresholds when set, the family, the statemap (relative to File's folder, as the parser
-//     resolves it), the policy when not automatic, the workload and the replication;
+//     resolves it), the policy when not automatic, the promotion rules and data centres, the
+//     manager and its config when a statement names them, the workload and the replication;
 //   - after a blank line the events, the replication events first at an instant (as a replay
 //     applies them), each at its clock time on the start's day, or +DURATION after the
 //     previous event where no clock time reads back exactly;
@@ -132,6 +133,34 @@ func (f *formatter) header() {
 	}
 	if tl.Policy != fence.Automatic {
 		f.printf("policy %s\n", tl.Policy)
+	}
+	for _, st := range []struct {
+		word string
+		vals []string
+	}{{"promotion", tl.Promotion}, {"datacenter", tl.DataCenters}} {
+		if st.vals == nil {
+			continue
+		}
+		f.printf("%s", st.word)
+		for i, v := range st.vals {
+			if v != "" {
+				f.printf(" %s=%s", tl.Nodes[i].Name, v)
+			}
+		}
+		f.printf("\n")
+	}
+	if tl.Manager != "" {
+		f.printf("manager %s", tl.Manager)
+		if path := tl.ManagerConfig; path != "" {
+			if rel, err := filepath.Rel(filepath.Dir(tl.File), path); err == nil {
+				path = rel
+			}
+			f.printf(" config %s", filepath.ToSlash(path))
+		}
+		if tl.ManagerNear != "" {
+			f.printf(" near %s", tl.ManagerNear)
+		}
+		f.printf("\n")
 	}
 	if r := tl.Repl; r != nil {
 		if r.Workload {

@@ -22,7 +22,7 @@ import (
 // its RFC 3339 time (the instant and the offset).
 func written(tl *timeline.Timeline) *timeline.Timeline {
 	c := *tl
-	c.StatemapLine = 0
+	c.StatemapLine, c.ManagerLine = 0, 0
 	c.Group = min(c.Group, 1)
 	c.Start = time.Time{}
 	c.Family += " " + tl.Start.Format(time.RFC3339Nano) // the start, compared by its text
@@ -232,10 +232,35 @@ func FuzzFormat(f *testing.F) {
 	}
 	f.Add([]byte("cluster a:master b:replica\nstart 9999-12-31T23:59:59Z\n+100y a refuse\n"))
 	f.Add([]byte(fmt.Sprintf("cluster a:master b:replica\nstart 23:59:59.999999999\n00:00:00 a stall\n%s cluster end\n", "+1ns")))
+	f.Add([]byte("cluster a:master b:replica w:witness\npromotion b=prefer\ndatacenter a=x b=y\nmanager orchestrator near w config o.json\n00:00:01 a refuse\n"))
 	f.Add([]byte("cluster a:master b:replica\n+1s a bandwidth 10KB/s upstream\n+1s b slicer 64 variation 16 delay 10us\n+1s a latency 200ms jitter 50ms\n+1s b timeout 0 downstream\n+1s a reset-peer\n+1s a limit-data 4096 upstream\n+1s b slow-close 2s\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		roundTrip(t, "fuzz/f.timeline", data)
 	})
+}
+
+// TestFormatManager: the manager statement and its config are written back.
+func TestFormatManager(t *testing.T) {
+	data := []byte("cluster db1:master db2:replica\nmanager orchestrator config conf/o.json near db2\n\n00:00:10 db1 refuse\n")
+	if !roundTrip(t, "dir/m.timeline", data) {
+		t.Fatal("did not parse")
+	}
+	tl, _ := timeline.Parse("dir/m.timeline", data)
+	if text := string(timeline.Format(tl)); !strings.Contains(text, "\nmanager orchestrator config conf/o.json near db2\n") {
+		t.Errorf("written:\n%s", text)
+	}
+}
+
+// TestFormatPerNode: promotion rules and data centres are written back.
+func TestFormatPerNode(t *testing.T) {
+	data := []byte("cluster db1:master db2:replica db3:replica\npromotion db3=must_not db2=prefer\ndatacenter db1=east db3=west\n")
+	if !roundTrip(t, "p.timeline", data) {
+		t.Fatal("did not parse")
+	}
+	tl, _ := timeline.Parse("p.timeline", data)
+	if text := string(timeline.Format(tl)); !strings.Contains(text, "\npromotion db2=prefer db3=must_not\ndatacenter db1=east db3=west\n") {
+		t.Errorf("written:\n%s", text)
+	}
 }
 
 // FormatCommented writes each comment before its statement, a line break as a new comment

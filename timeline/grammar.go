@@ -26,6 +26,9 @@ var settingForms = []form{
 	{"workload writes=N/s [deadline=DURATION] [near NODE]", "workload writes=200/s deadline=2s near db1"},
 	{"replication async|semisync [timeout=DURATION] [lag-cap=DURATION] [apply-wait=DURATION]", "replication semisync timeout=10s lag-cap=900s apply-wait=30s"},
 	{"liveness gap-threshold=TICKS failsafe-threshold=TICKS", "liveness gap-threshold=3 failsafe-threshold=3"},
+	{"manager tungsten|orchestrator [config FILE] [near MEMBER]", "manager orchestrator config orchestrator.conf.json near w1"},
+	{"promotion NODE=must|prefer|neutral|prefer_not|must_not...", "promotion db1=prefer db2=must_not"},
+	{"datacenter NODE=NAME...", "datacenter db1=east db2=west"},
 }
 
 // eventForms are the timed statements; TIME is HH:MM:SS, an RFC 3339 time or +DURATION.

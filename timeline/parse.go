@@ -16,6 +16,7 @@ import (
 	"github.com/failsim/failsim/fault"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/fileline"
+	"github.com/failsim/failsim/orchestrator"
 	"github.com/failsim/failsim/statemap"
 )
 
@@ -331,6 +332,10 @@ func (p *parser) setting(w []string) error {
 		return p.replSetting(w)
 	case "liveness":
 		return p.liveness(args)
+	case "manager":
+		return p.manager(args)
+	case "promotion", "datacenter":
+		return p.perNode(w[0], args)
 	case "family":
 		if len(args) != 1 || !slices.Contains(families[:], args[0]) {
 			return p.errf("family takes the failsim check family the trace was generated in: benign, fatal, mixed or partition")
@@ -350,6 +355,95 @@ func (p *parser) setting(w []string) error {
 		}
 		s := p.tl.Start
 		p.tl.Start = time.Date(s.Year(), s.Month(), s.Day(), c.Hour(), c.Minute(), c.Second(), 0, s.Location())
+	}
+	return nil
+}
+
+// Managers returns the failover managers whose rules failsim replays a timeline under, the
+// words of a "manager" statement and of a command's --manager: a fresh slice each call.
+func Managers() []string { return []string{"tungsten", "orchestrator"} }
+
+// manager reads a "manager" statement's words after "manager": tungsten, or orchestrator with
+// at most one config FILE and one near MEMBER, in any order.
+func (p *parser) manager(args []string) error {
+	const usage = "want \"manager tungsten\" or \"manager orchestrator [config FILE] [near MEMBER]\""
+	if len(args) == 0 {
+		return p.errf("manager names none: %s", usage)
+	}
+	if !slices.Contains(Managers(), args[0]) {
+		return p.errf("manager %q: failsim knows %s; %s", args[0], strings.Join(Managers(), " and "), usage)
+	}
+	p.tl.Manager, p.tl.ManagerLine = args[0], p.line
+	if args[0] == "tungsten" {
+		if len(args) > 1 {
+			return p.errf("manager tungsten takes no config: its settings are the statemap's (\"statemap FILE\")")
+		}
+		return nil
+	}
+	for rest := args[1:]; len(rest) > 0; rest = rest[2:] {
+		if len(rest) < 2 || (rest[0] != "config" && rest[0] != "near") {
+			return p.errf("manager orchestrator: %q: %s", strings.Join(rest, " "), usage)
+		}
+		switch rest[0] {
+		case "config":
+			if p.tl.ManagerConfig != "" {
+				return p.errf("manager orchestrator: config is given twice")
+			}
+			path := rest[1]
+			if !filepath.IsAbs(path) {
+				path = filepath.Join(filepath.Dir(p.tl.File), path)
+			}
+			p.tl.ManagerConfig = path
+		case "near":
+			if p.tl.ManagerNear != "" {
+				return p.errf("manager orchestrator: near is given twice")
+			}
+			if _, ok := p.members[rest[1]]; !ok {
+				return p.errf("manager orchestrator near %q: the cluster has %s", rest[1], p.memberList())
+			}
+			p.tl.ManagerNear = rest[1]
+		}
+	}
+	return nil
+}
+
+// perNode reads a "promotion" or "datacenter" statement: NODE=VALUE for some of the
+// cluster's database nodes, each once.
+func (p *parser) perNode(what string, args []string) error {
+	usage := "want \"promotion db1=prefer db2=must_not\" (must, prefer, neutral, prefer_not or must_not)"
+	if what == "datacenter" {
+		usage = "want \"datacenter db1=east db2=west\""
+	}
+	if len(args) == 0 { // the cluster statement came first: the parser requires it
+		return p.errf("%s sets nothing: %s", what, usage)
+	}
+	vals := make([]string, len(p.tl.Nodes))
+	for _, a := range args {
+		name, v, ok := strings.Cut(a, "=")
+		if !ok || v == "" {
+			return p.errf("%s %q: %s", what, a, usage)
+		}
+		i, ok := p.nodes[name]
+		if !ok {
+			if _, witness := p.members[name]; witness {
+				return p.errf("%s %s: %s is a witness, a manager with no database, which no manager promotes", what, a, name)
+			}
+			return p.errf("unknown node %q: the cluster has %s", name, p.nodeList())
+		}
+		if vals[i] != "" {
+			return p.errf("%s: %s is set twice", what, name)
+		}
+		if what == "promotion" {
+			if _, ok := orchestrator.ParseRule(v); !ok {
+				return p.errf("promotion %s: %q is no promotion rule: want must, prefer, neutral, prefer_not or must_not", name, v)
+			}
+		}
+		vals[i] = v
+	}
+	if what == "promotion" {
+		p.tl.Promotion = vals
+	} else {
+		p.tl.DataCenters = vals
 	}
 	return nil
 }

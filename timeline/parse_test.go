@@ -2,6 +2,7 @@ package timeline_test
 
 import (
 	"errors"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -114,6 +115,33 @@ expect no master after 21:12:00 by 21:13:00
 	}
 }
 
+// TestParseManager: the manager statement names the manager and its config, resolved against
+// the timeline's folder.
+func TestParseManager(t *testing.T) {
+	tl, err := timeline.Parse("dir/t.timeline", []byte("cluster db1:master db2:replica w1:witness\nmanager orchestrator near w1 config o.json\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tl.Manager != "orchestrator" || tl.ManagerConfig != filepath.Join("dir", "o.json") || tl.ManagerLine != 2 || tl.ManagerNear != "w1" {
+		t.Errorf("manager %q config %q line %d", tl.Manager, tl.ManagerConfig, tl.ManagerLine)
+	}
+	tl, err = timeline.Parse("t.timeline", []byte("cluster db1:master db2:replica\n"))
+	if err != nil || tl.Manager != "" || tl.ManagerConfig != "" {
+		t.Errorf("no statement: %q %q %v", tl.Manager, tl.ManagerConfig, err)
+	}
+}
+
+// TestParsePerNode: promotion rules and data centres, per node in cluster order.
+func TestParsePerNode(t *testing.T) {
+	tl, err := timeline.Parse("t.timeline", []byte("cluster db1:master db2:replica db3:replica\npromotion db3=must_not db2=prefer\ndatacenter db1=east db3=west\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(tl.Promotion, ",") != ",prefer,must_not" || strings.Join(tl.DataCenters, ",") != "east,,west" {
+		t.Errorf("promotion %q, datacenters %q", tl.Promotion, tl.DataCenters)
+	}
+}
+
 func TestDefaultEnd(t *testing.T) {
 	tl, err := timeline.Parse("t", []byte("cluster a:master\n00:05:00 a freeze\n"))
 	if err != nil {
@@ -148,8 +176,24 @@ func TestTimelineErrors(t *testing.T) {
 		{c2 + "start\n", "t.timeline:2: start takes one time: HH:MM:SS or an RFC 3339 time"},
 		{c2 + "start noon\n", "t.timeline:2: start \"noon\": want HH:MM:SS or an RFC 3339 time such as 2024-05-01T21:00:00Z"},
 		{c2 + "policy manual\npolicy automatic\n", "t.timeline:3: \"policy\" is already set at line 2"},
+		{c2 + "manager\n", "t.timeline:2: manager names none: want \"manager tungsten\" or \"manager orchestrator [config FILE] [near MEMBER]\""},
+		{c2 + "manager orchestrator near db9\n", "t.timeline:2: manager orchestrator near \"db9\": the cluster has db1, db2"},
+		{c2 + "manager orchestrator near db1 near db2\n", "t.timeline:2: manager orchestrator: near is given twice"},
+		{c2 + "manager orchestrator config a config b\n", "t.timeline:2: manager orchestrator: config is given twice"},
+		{c2 + "manager orchestrator near\n", "t.timeline:2: manager orchestrator: \"near\": want"},
+		{c2 + "manager mha\n", "t.timeline:2: manager \"mha\": failsim knows tungsten and orchestrator; want"},
+		{c2 + "manager tungsten config x.json\n", "t.timeline:2: manager tungsten takes no config: its settings are the statemap's (\"statemap FILE\")"},
+		{c2 + "manager orchestrator conf x.json\n", "t.timeline:2: manager orchestrator: \"conf x.json\": want"},
+		{c2 + "manager orchestrator\nmanager tungsten\n", "t.timeline:3: \"manager\" is already set at line 2"},
+		{c2 + "promotion db2=maybe\n", "t.timeline:2: promotion db2: \"maybe\" is no promotion rule: want must, prefer, neutral, prefer_not or must_not"},
+		{c2 + "promotion db2\n", "t.timeline:2: promotion \"db2\": want \"promotion db1=prefer db2=must_not\""},
+		{c2 + "promotion\n", "t.timeline:2: promotion sets nothing: want"},
+		{c2 + "promotion db9=prefer\n", "t.timeline:2: unknown node \"db9\": the cluster has db1, db2"},
+		{c2 + "promotion db2=prefer db2=must\n", "t.timeline:2: promotion: db2 is set twice"},
+		{"cluster db1:master db2:replica w1:witness\npromotion w1=prefer\n", "t.timeline:2: promotion w1=prefer: w1 is a witness, a manager with no database, which no manager promotes"},
+		{c2 + "datacenter db1\n", "t.timeline:2: datacenter \"db1\": want \"datacenter db1=east db2=west\""},
 		{c2 + "00:00:01 db1 freeze\npolicy manual\n", "t.timeline:3: \"policy\" must come before the first event"},
-		{c2 + "freeze db1\n", "t.timeline:2: unknown statement \"freeze\": want cluster, checker, statemap, policy, start, family, workload, replication, liveness, expect, or an event \"TIME NODE FAULT\""},
+		{c2 + "freeze db1\n", "t.timeline:2: unknown statement \"freeze\": want cluster, checker, statemap, policy, start, family, workload, replication, liveness, manager, promotion, datacenter, expect, or an event \"TIME NODE FAULT\""},
 		{c2 + "25:00:00 db1 freeze\n", "t.timeline:2: time \"25:00:00\": want HH:MM:SS, +DURATION or an RFC 3339 time"},
 		{c2 + "start 10:00:00\n09:00:00 db1 freeze\n", "t.timeline:3: time 09:00:00 is before the start 10:00:00"},
 		{c2 + "+ten db1 freeze\n", "t.timeline:2: \"+ten\": want +DURATION such as +10m or +90s"},

@@ -56,6 +56,23 @@ type Timeline struct {
 	// "liveness", a partition, a host event); 0 when there is none. The live replay refuses
 	// such a timeline.
 	Group int
+	// Manager is the "manager" statement's: the failover manager whose rules replay the
+	// timeline, "" for the statement's absence (Tungsten's), "tungsten" or "orchestrator".
+	// ManagerConfig is its config FILE, resolved against File's folder ("" for none: the
+	// manager's defaults); ManagerLine is the statement's line, for errors about the file.
+	Manager, ManagerConfig string
+	ManagerLine            int
+	// ManagerNear is the member whose host's network segment Orchestrator's host is on during
+	// a partition ("manager orchestrator near MEMBER"); "" for none: Orchestrator reaches every
+	// member whatever the partition.
+	ManagerNear string
+	// Promotion is the "promotion" statement's: per node (cluster order), its Orchestrator
+	// promotion rule as Orchestrator spells it, "" where none is set (neutral). Nil without the
+	// statement.
+	Promotion []string
+	// DataCenters is the "datacenter" statement's: per node, its data centre, "" for none. Nil
+	// without the statement.
+	DataCenters []string
 }
 
 // Benign reports whether the timeline's "family" statement says it is a benign trace of

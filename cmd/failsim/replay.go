@@ -27,6 +27,7 @@ type replayFlags struct {
 	speed                      float64
 	// A live replay with a workload: the other users, the replication links' proxy.
 	admin, writer, replUser, links, tokenFile string
+	manager                                   managerFlags
 }
 
 func (m *Main) replayCmd() *cobra.Command {
@@ -40,6 +41,9 @@ standard input. Exit 0 when every expectation holds, 1 when one fails, 2 for bad
 With --shadow NAME=FILE (repeatable), candidate statemaps are judged beside it on the same
 probes, and each one's divergences are printed after the verdict (in JSON, one object after
 the summary); a divergence is no failed expectation.
+
+FILE may be a directory: a recording of failsim watch --record, its files joined into one run
+(docs/live.md).
 
 With --live, play the timeline's faults through one proxy per node in front of the real server
 of --mysql (without --mysql, the built-in MySQL-protocol server, failsim-mysqld, a child
@@ -57,7 +61,15 @@ on the same servers, and for link and lag statements --links URL, the control AP
 failsim proxy that carries each replica's stream as a node REPLICA<-SOURCE (its token from
 --control-token-file or FAILSIM_CONTROL_TOKEN). A failover promotes for real and repoints the
 other replicas (as --repl-user USER, FAILSIM_REPL_PASSWORD; without it each keeps its own
-replication user). It prints the client's view, simulated against live, beside the decisions.`,
+replication user). It prints the client's view, simulated against live, beside the decisions.
+
+With --manager orchestrator (or a timeline's "manager orchestrator" statement), replay the
+timeline under Orchestrator's rules instead, in virtual time, as text: its reads of each
+instance, the replicas' I/O threads, its failure analysis codes and its recoveries, with the
+settings of --manager-config FILE (an orchestrator.conf.json; default Orchestrator's own,
+which recover no master). A key failsim does not model is named on stderr and left out.
+--managers tungsten,orchestrator replays it under each in turn, each headed by its name and
+settings; the expectations are judged under Tungsten's rules.`,
 		Annotations: map[string]string{argsAnnotation: "FILE"},
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -75,6 +87,7 @@ replication user). It prints the client's view, simulated against live, beside t
 	statemapVar(c, &o.statemap, "statemap override `FILE` (wins over the timeline's statemap statement; '' for the shipped defaults alone)")
 	formatVar(c, &o.format)
 	logLevelVar(c, &o.logLevel)
+	managerVars(c, &o.manager)
 	f := c.Flags()
 	f.StringVar(&o.report, "report", "", "also write the run's HTML report to `FILE` (failsim report)")
 	shadowVar(c, &o.shadows, "judge a candidate statemap override `NAME=FILE` beside the replay's on the same probes, as shadow NAME (repeatable): its divergences are printed after the verdict")
@@ -119,6 +132,15 @@ func (m *Main) runReplay(ctx context.Context, c *cobra.Command, o *replayFlags, 
 			return interrupted(ctx, "replay")
 		}
 		return usageErr(err, "")
+	}
+	if c.Flags().Changed("managers") {
+		return m.runReplaySideBySide(ctx, c, o, tl, sm)
+	}
+	switch mgr, err := o.manager.manager(c, tl); {
+	case err != nil:
+		return err
+	case mgr == "orchestrator":
+		return m.runReplayOrchestrator(ctx, c, o, tl)
 	}
 	if o.live {
 		srv, err := liveServers(o.mysql, tl)
@@ -183,6 +205,9 @@ func liveHint(c *cobra.Command) string {
 // the timeline's statemap statement unread, as an empty name means in statemap diff; without
 // --statemap the statement's file, or the defaults.
 func (m *Main) loadTimeline(ctx context.Context, path, smFlag string, set bool) (*timeline.Timeline, *statemap.Map, error) {
+	if isRecording(path) {
+		return loadRecording(ctx, path, smFlag, set)
+	}
 	if set && smFlag == "" {
 		tl, err := timeline.ReadContext(ctx, path, m.Stdin)
 		if err != nil {

@@ -24,7 +24,8 @@ import (
 // reportFlags are failsim report's flags.
 type reportFlags struct {
 	statemap, out, format, logLevel string
-	statemapSet                     bool // --statemap was given: '' is the defaults alone
+	statemapSet                     bool   // --statemap was given: '' is the defaults alone
+	manager                         string // --manager: "" or tungsten, which overrides a timeline's manager statement
 }
 
 func (m *Main) reportCmd() *cobra.Command {
@@ -67,6 +68,8 @@ for bad input.`,
 	f.StringVar(&o.format, "format", "html", "what to write: `html|svg`, the page or the chart alone")
 	complete(c, "format", "html", "svg")
 	logLevelVar(c, &o.logLevel)
+	f.StringVar(&o.manager, "manager", "", "the failover manager `NAME` whose rules to draw: tungsten, the one failsim draws (wins over a timeline's manager statement)")
+	complete(c, "manager", "tungsten")
 	return c
 }
 
@@ -95,6 +98,12 @@ func (m *Main) runReport(ctx context.Context, o *reportFlags, path string) error
 			return reportInterrupted(ctx)
 		}
 		return usageErr(err, "")
+	}
+	if o.manager != "" && o.manager != "tungsten" {
+		return usageErr(fmt.Errorf("--manager %q: failsim report draws the Tungsten Manager's rules only", o.manager), "failsim replay --manager orchestrator FILE")
+	}
+	if err := tungstenOnly(tl, "report"); err != nil && o.manager == "" {
+		return usageErr(err, "failsim report --manager tungsten FILE draws the Tungsten Manager's run of it")
 	}
 	log.Debug().Str("timeline", tl.File).Str("out", out).Msg("replaying for the report")
 	run := newReportRun(tl, sm)

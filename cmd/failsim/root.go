@@ -52,7 +52,7 @@ with a MySQL-aware proxy, and runs the same engine live against real servers.`,
 	root.SetFlagErrorFunc(flagError)
 	root.Flags().Bool("version", false, "print failsim's version and the commit it was built from")
 	root.SetHelpCommand(helpCmd())
-	root.AddCommand(m.replayCmd(), m.statemapCmd(), m.faultsCmd(), m.timingCmd(), m.checkCmd(), m.mergeCmd(), m.sweepCmd(), m.proxyCmd(), m.watchCmd(), m.reportCmd(), m.importCmd())
+	root.AddCommand(m.replayCmd(), m.statemapCmd(), m.faultsCmd(), m.timingCmd(), m.checkCmd(), m.mergeCmd(), m.sweepCmd(), m.proxyCmd(), m.watchCmd(), m.reportCmd(), m.importCmd(), m.managerCmd())
 	completionCmd(root)
 	settle(root)
 	return root

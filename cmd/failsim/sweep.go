@@ -112,9 +112,13 @@ func loadIncident(ctx context.Context, path, smFlag string, set bool) (*timeline
 		if err != nil {
 			return nil, nil, err
 		}
-		return tl, statemap.Default(), nil
+		return tl, statemap.Default(), tungstenOnly(tl, "sweep")
 	}
-	return timeline.LoadContext(ctx, path, nil, smFlag)
+	tl, sm, err := timeline.LoadContext(ctx, path, nil, smFlag)
+	if err == nil {
+		err = tungstenOnly(tl, "sweep")
+	}
+	return tl, sm, err
 }
 
 func (m *Main) runSweep(ctx context.Context, o *sweepFlags, args []string) error {

@@ -6,6 +6,10 @@ import (
 	"encoding/json"
 	"syscall"
 	"testing"
+	"time"
+
+	"github.com/failsim/failsim/faultmodel"
+	"github.com/failsim/failsim/statemap"
 )
 
 // The JSON of failsim statemap, faults and timing is one well-formed object whose rows decode
@@ -34,7 +38,8 @@ func TestTablesJSON(t *testing.T) {
 		Faults  []faultJSON `json:"faults"`
 	}
 	decode(t, run("faults", "--format", "json", "--timeout", "2s"), &faults)
-	if faults.Timeout != 2 || len(faults.Faults) != 17 || faults.Faults[4].Fault != "freeze" || faults.Faults[4].After != 2 {
+	rows := len(faultmodel.Table(statemap.Default(), 2*time.Second)) // the toxics' rows included
+	if faults.Timeout != 2 || len(faults.Faults) != rows || rows < 17 || faults.Faults[4].Fault != "freeze" || faults.Faults[4].After != 2 {
 		t.Errorf("faults: %+v", faults)
 	}
 
@@ -46,7 +51,7 @@ func TestTablesJSON(t *testing.T) {
 	}
 	first := run("timing", "--format", "json", "--interval", "2.5s")
 	decode(t, first, &tm)
-	if tm.Interval != 2.5 || tm.Timeout != 5 || tm.Tick != 10 || len(tm.Faults) != 17 {
+	if tm.Interval != 2.5 || tm.Timeout != 5 || tm.Tick != 10 || len(tm.Faults) != len(faultmodel.Table(statemap.Default(), 5*time.Second)) {
 		t.Fatalf("timing: %d rows", len(tm.Faults))
 	}
 	freeze := tm.Faults[4]

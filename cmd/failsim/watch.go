@@ -42,6 +42,7 @@ func (n *watchNodeFlags) repeatable()        {}
 
 // watchFlags are failsim watch's flags.
 type watchFlags struct {
+	record                                recordFlags // watch_record.go
 	nodes                                 watchNodeFlags
 	statemap, onFailover, format, metrics string
 	interval, timeout                     time.Duration
@@ -97,6 +98,7 @@ the command line is visible to every local user in /proc. No output shows a pass
 	f.StringVar(&o.policy, "policy", "automatic", "the cluster `POLICY`: automatic, manual or maintenance")
 	complete(c, "policy", "automatic", "manual", "maintenance")
 	f.DurationVar(&o.forDur, "for", 0, "stop after this `DURATION` and print the verdict (0: run until interrupted)")
+	o.record.register(f)
 	logLevelVar(c, &o.logLevel)
 	shadowWatchVars(c, &o.shadow)
 	return c
@@ -153,13 +155,18 @@ func (m *Main) runWatch(ctx context.Context, o *watchFlags) error {
 		defer stop()
 	}
 	clk := clock.New()
-	start := clk.Now()
+	start := clk.Now().Truncate(time.Millisecond) // a whole millisecond: a recording writes its times as clock times
 	tl.Start = start
+	rec, err := o.record.start(recordHeader(targets, o.interval, o.timeout, start, pol), sm, o.statemap != "", metrics, log)
+	if err != nil {
+		return err
+	}
 	hook := &failoverHook{cmd: o.onFailover, timeout: o.hookTimeout, start: start, names: names, stderr: m.Stderr, log: log}
 	// The verdict explains itself with sm, the map the runtime is given and starts with.
-	run := report.NewRun(tl, sm, newLivePrinter(m.Stdout, f, start, names), metrics, hook)
+	run := report.NewRun(tl, sm, newLivePrinter(m.Stdout, f, start, names), metrics, hook, rec)
 	rt, err := monitor.New(monitor.Config{
 		Nodes: targets, Statemap: o.statemap, Map: sm, Policy: pol, Interval: o.interval, Clock: clk, Log: log,
+		Budget: o.timeout, OnOutcome: rec.OnOutcome, OnReload: rec.OnReload, // a nil rec records nothing
 		Observers: run.Observers(),
 		OnProbe:   func(_ time.Duration, i int, r monitor.Result) { metrics.Probed(i, r.Condition) },
 		Shadows:   shadows,
@@ -169,6 +176,7 @@ func (m *Main) runWatch(ctx context.Context, o *watchFlags) error {
 	}
 	log.Info().Int("nodes", len(targets)).Dur("interval", o.interval).Dur("timeout", o.timeout).Msg("watching")
 	err = rt.Run(ctx)
+	rec.Close()
 	hook.wait()
 	if err != nil {
 		return err

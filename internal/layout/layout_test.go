@@ -24,6 +24,8 @@ var rank = map[string]int{
 	// views, quorum and which copy a merge adopts, beside fence and knowing none of it; repl
 	// builds on fence's Cluster and candidate rule; cluster composes the three per node.
 	"fence": 2, "group": 2, "repl": 3,
+	// Orchestrator's rules, pure functions of what it read, beside Tungsten's engine.
+	"orchestrator": 2,
 	// The vocabulary of a run: its actions, outcomes, events and echoes.
 	"act": 4,
 	// The incident format, read and written, with the clock syntax of everything that tells a
@@ -35,6 +37,8 @@ var rank = map[string]int{
 	// Ready), and the one scheduler, which drives any core through drive.Machine: of one rank,
 	// neither imports the other.
 	"core": 6, "drive": 6,
+	// One run's decision core under Orchestrator's rules, beside Tungsten's.
+	"orchcore": 6,
 	// Candidate statemaps judged beside the live one: more cores behind the one drive.Machine.
 	"shadow": 7,
 	// What a run is judged and told by, in the order they build on each other.
@@ -48,6 +52,8 @@ var rank = map[string]int{
 	// The wire: the fault-injecting proxy, the servers of the live tests, and what the live
 	// side does to real replicated servers (replica) and the application's writes (writer).
 	"proxy": 12, "internal/embedded": 12, "internal/fakemysql": 12, "replica": 12, "writer": 12,
+	// watch's flight recorder: what the live engine decided from, kept as timelines.
+	"record": 12,
 	// What starts the built-in server (failsim-mysqld, which holds internal/embedded) as a child.
 	"internal/mysqld": 12,
 	// Throwaway MariaDB servers for tests; a cluster's replication links are proxy nodes.
@@ -71,7 +77,7 @@ var rank = map[string]int{
 // may import one of effects. (A library they use may: the statemap's properties parser can fetch a URL, which
 // failsim never asks of it.)
 var (
-	pure    = []string{"act", "core", "fence", "group", "repl", "cluster", "drive", "timing", "htmlreport", "shadow"}
+	pure    = []string{"act", "core", "orchestrator", "orchcore", "fence", "group", "repl", "cluster", "drive", "timing", "htmlreport", "shadow"}
 	effects = []string{"net", "net/http", "os/exec", "database/sql", "github.com/go-sql-driver/mysql", "github.com/benbjohnson/clock",
 		"github.com/rs/zerolog", "github.com/prometheus/client_golang/prometheus"}
 )

@@ -1,0 +1,166 @@
+package sim
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/failsim/failsim/act"
+	"github.com/failsim/failsim/drive"
+	"github.com/failsim/failsim/fault"
+	"github.com/failsim/failsim/fence"
+	"github.com/failsim/failsim/fileline"
+	"github.com/failsim/failsim/narrate"
+	"github.com/failsim/failsim/orchcore"
+	"github.com/failsim/failsim/orchestrator"
+	"github.com/failsim/failsim/statemap"
+	"github.com/failsim/failsim/timeline"
+)
+
+// ReplayOrchestrator runs tl under Orchestrator's rules, with its settings cfg and MariaDB's
+// default replica settings (GTID replication, as failsim's live cluster), the timeline's
+// promotion rules and data centres, Orchestrator's host beside the timeline's "near" member
+// in a partition, in virtual time, and tells each observer what happens: the
+// driver's echoes of the timeline's faults and package orchcore's events (orchcore.Describe
+// says them). It returns the machine as it stands at the end. A fault or replication event the
+// model does not cover is a *fileline.Error at its line.
+//
+// The driver schedules the run as it does Tungsten's: the timeline's actions, then the
+// machine's own one-second ticks (its Next, as drive.Config.Wake); the machine runs no probe.
+// At each instant the replication events due are told to the machine first, then the driver
+// begins the instant (its faults reach the machine as the driver's *act.FaultSet echoes), then
+// the machine steps to it (orchcore.Machine.Step), then the driver closes it and tells the
+// observers.
+func ReplayOrchestrator(tl *timeline.Timeline, cfg orchestrator.Config, obs ...drive.Observer) (*orchcore.Machine, error) {
+	master := -1
+	for i, n := range tl.Nodes {
+		if n.Role == fence.Master {
+			master = i
+		}
+	}
+	rules := make([]orchestrator.Rule, len(tl.Promotion))
+	for i, name := range tl.Promotion {
+		rules[i], _ = orchestrator.ParseRule(name) // the parser checked it; "" is neutral
+	}
+	near := slices.Index(tl.Names(), tl.ManagerNear)
+	m := orchcore.New(orchcore.Config{
+		Orchestrator: cfg, Replica: orchestrator.DefaultReplica(), Nodes: len(tl.Nodes), Master: master,
+		Cluster: orchestrator.Cluster{Name: tl.Nodes[max(master, 0)].Name}, End: tl.End, MariaDBGTID: true,
+		Rules: rules, DCs: tl.DataCenters, Near: near, NearOK: tl.ManagerNear != "" && near >= 0,
+	})
+	var evs []timeline.ReplEvent
+	if tl.Repl != nil {
+		evs = tl.Repl.Events
+	}
+	next := 0
+	fan := &orchFan{m: m, obs: obs, tl: tl}
+	wake := func() (time.Duration, bool) {
+		at, ok := m.Next()
+		if next < len(evs) && (!ok || evs[next].At < at) {
+			at, ok = evs[next].At, true
+		}
+		return at, ok
+	}
+	d := drive.New(m, drive.Config{
+		Interval: tl.Interval, Script: tl.Events, Checkpoints: tl.Checkpoints(), End: tl.End,
+		Foresee: func(_ fault.Fault) act.Outcome { return act.Outcome{Condition: statemap.OK} },
+		Wake:    wake,
+	}, fan)
+	for !d.Ended() {
+		t := d.Next()
+		for next < len(evs) && evs[next].At <= t {
+			m.Replicate(evs[next].At, evs[next].Input)
+			next++
+		}
+		d.Begin(t)
+		m.Step(t)
+		d.Close()
+		if fan.err != nil {
+			return m, fan.err
+		}
+		if err := m.Err(); err != nil {
+			return m, fileline.Errorf(tl.File, 0, "%w", err)
+		}
+	}
+	return m, nil
+}
+
+// orchFan passes the driver's events on to the observers, and a fault set on a link to the
+// machine too.
+type orchFan struct {
+	m   *orchcore.Machine
+	obs []drive.Observer
+	tl  *timeline.Timeline
+	err error
+}
+
+// Event implements drive.Observer.
+func (f *orchFan) Event(ev act.Event) {
+	if fs, ok := ev.(*act.FaultSet); ok && f.err == nil {
+		f.m.Fault(fs.At, fs.Node, fs.Fault)
+		if err := f.m.Err(); err != nil {
+			line := 0
+			for _, e := range f.tl.Events {
+				if e.Kind == act.SetFault && e.At == fs.At && e.Node == fs.Node {
+					line = e.Line
+				}
+			}
+			f.err = fileline.Errorf(f.tl.File, line, "manager orchestrator: %w", err)
+		}
+	}
+	for _, o := range f.obs {
+		o.Event(ev)
+	}
+}
+
+// RunOrchestrator is failsim replay --manager orchestrator: it replays tl under Orchestrator's
+// rules with settings cfg and writes, one line each, the manager and its settings, every
+// event (the faults set, the replicas' I/O threads, Orchestrator's checks, analysis codes and
+// recoveries) at its clock time, and a verdict: the failovers Orchestrator made and the
+// master's code at the end.
+func RunOrchestrator(w io.Writer, tl *timeline.Timeline, cfg orchestrator.Config) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "manager orchestrator: %s\n", cfg)
+	p := &orchPrinter{w: bw, start: tl.Start, names: tl.Names()}
+	m, err := ReplayOrchestrator(tl, cfg, p)
+	if err != nil {
+		bw.Flush()
+		return err
+	}
+	names := tl.Names()
+	verdict := "no failover"
+	if p.failovers > 0 {
+		verdict = fmt.Sprintf("%d failover(s)", p.failovers)
+	}
+	master := "none"
+	if i := m.Master(); i >= 0 {
+		master = names[i]
+	}
+	fmt.Fprintf(bw, "verdict: orchestrator: %s; master %s, %s at the end\n", verdict, master, m.Code())
+	return bw.Flush()
+}
+
+// orchPrinter writes each event of an Orchestrator run as a line.
+type orchPrinter struct {
+	w         *bufio.Writer
+	start     time.Time
+	names     []string
+	line      []byte
+	failovers int
+}
+
+// Event implements drive.Observer.
+func (p *orchPrinter) Event(ev act.Event) {
+	p.line = append(timeline.AppendClock(p.line[:0], p.start, ev.When()), ' ')
+	if s, ok := orchcore.Describe(p.names, ev); ok {
+		p.line = append(p.line, s...)
+	} else {
+		p.line = narrate.AppendDescribe(p.line, p.names, ev)
+	}
+	if r, ok := ev.(*orchcore.Recovered); ok && r.Verdict == orchestrator.Runs && r.Node >= 0 {
+		p.failovers++
+	}
+	p.w.Write(append(p.line, '\n'))
+}
