@@ -7,12 +7,8 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"os/exec"
 	"strings"
 	"sync"
-	"sync/atomic"
-	"syscall"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -161,7 +157,7 @@ func (m *Main) runWatch(ctx context.Context, o *watchFlags) error {
 	if err != nil {
 		return err
 	}
-	hook := &failoverHook{cmd: o.onFailover, timeout: o.hookTimeout, start: start, names: names, stderr: m.Stderr, log: log}
+	hook := &failoverHook{hookCmd: hookCmd{flag: "--on-failover", cmd: o.onFailover, timeout: o.hookTimeout, stderr: m.Stderr}, start: start, names: names, log: log}
 	// The verdict explains itself with sm, the map the runtime is given and starts with.
 	run := report.NewRun(tl, sm, newLivePrinter(m.Stdout, f, start, names), metrics, hook, rec)
 	rt, err := monitor.New(monitor.Config{
@@ -296,13 +292,10 @@ func (l *livePrinter) Summary(file string, r *report.Report, results []expect.Re
 
 // failoverHook runs the --on-failover command at each failover, in the background.
 type failoverHook struct {
-	cmd     string
-	timeout time.Duration // a command still running after it is killed
-	start   time.Time
-	names   []string // the nodes' names, in cluster order
-	stderr  io.Writer
-	log     zerolog.Logger
-	wg      sync.WaitGroup
+	hookCmd
+	start time.Time
+	names []string // the nodes' names, in cluster order
+	log   zerolog.Logger
 }
 
 // Event implements drive.Observer.
@@ -323,39 +316,11 @@ func (h *failoverHook) Event(ev act.Event) {
 	default:
 		return
 	}
-	cmd := exec.Command("sh", "-c", h.cmd)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // so that a kill takes what it started too
-	cmd.WaitDelay = time.Second                           // a child that keeps stderr open does not hold Wait
-	cmd.Env = append(os.Environ(),
+	h.run(h.log.With().Str("old_master", oldMaster).Logger(),
 		"FAILSIM_EVENT="+kind.String(),
 		"FAILSIM_OLD_MASTER="+oldMaster,
 		"FAILSIM_NEW_MASTER="+newMaster,
 		"FAILSIM_CONDITION="+cond.String(),
 		"FAILSIM_TIME="+h.start.Add(at).Format(time.RFC3339Nano),
 	)
-	cmd.Stdout, cmd.Stderr = h.stderr, h.stderr
-	if err := cmd.Start(); err != nil {
-		h.log.Error().Err(err).Msg("--on-failover: could not start the command")
-		return
-	}
-	h.wg.Add(1)
-	var killed atomic.Bool
-	kill := time.AfterFunc(h.timeout, func() {
-		killed.Store(true)
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	})
-	go func() {
-		defer h.wg.Done()
-		err := cmd.Wait()
-		kill.Stop()
-		switch {
-		case killed.Load():
-			h.log.Warn().Str("old_master", oldMaster).Dur("timeout", h.timeout).Msg("--on-failover command still running after --on-failover-timeout: killed")
-		case err != nil:
-			h.log.Error().Err(err).Str("old_master", oldMaster).Msg("--on-failover command failed")
-		}
-	}()
 }
-
-// wait waits for the commands still running.
-func (h *failoverHook) wait() { h.wg.Wait() }
