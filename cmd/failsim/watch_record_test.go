@@ -135,3 +135,89 @@ func TestWatchRecordReplays(t *testing.T) {
 	}
 	t.Logf("live:\n%s\nreplayed:\n%s", live.String(), replayed.String())
 }
+
+// fastShadow fails a node after two ticks of query_results_timeout, where the defaults never
+// do: beside the live defaults, the shadow that fails over a stalled master.
+const fastShadow = `query_results_timeout.state=timeout
+query_results_timeout.threshold=2
+query_results_timeout.action=fail
+`
+
+// TestWatchRecordShadowReplays: failsim watch --record --shadow on a real MariaDB through
+// failsim's proxy, db1 stalled from 2.5 s on: the live defaults ride the stall out, the
+// shadow would have failed db1 over, and watch logs that divergence; failsim replay --shadow
+// of the recording prints the same divergence, at the same second. About 30 s; left out by
+// -short; fails rather than skips under CI=true without MariaDB.
+func TestWatchRecordShadowReplays(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a live run of 30 s")
+	}
+	srv := mariadb.Need(t)
+	px, err := proxy.New(proxy.Config{Nodes: []proxy.NodeConfig{
+		{Name: "db1", Listen: "127.0.0.1:0", Upstream: srv.Addr},
+		{Name: "db2", Listen: "127.0.0.1:0", Upstream: srv.Addr},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer px.Close()
+	dsn := func(name string) string {
+		n, _ := px.Node(name)
+		return srv.DSN(n.Addr())
+	}
+	dir := t.TempDir()
+	sh, rec := filepath.Join(dir, "fast.properties"), filepath.Join(dir, "rec")
+	if err := os.WriteFile(sh, []byte(fastShadow), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-time.After(2500 * time.Millisecond):
+			px.SetMode("db1", proxy.Mode{Fault: fault.Fault{Kind: fault.Stall}})
+		case <-ctx.Done():
+		}
+	}()
+	var live, liveErr bytes.Buffer
+	code := (&Main{Stdin: bytes.NewReader(nil), Stdout: &live, Stderr: &liveErr}).Exit(ctx, []string{"watch",
+		"--node", "db1:master=" + dsn("db1"), "--node", "db2:replica=" + dsn("db2"),
+		"--interval", "1s", "--timeout", "1s", "--for", "30s",
+		"--record", rec, "--shadow", "fast=" + sh})
+	if code != 0 {
+		t.Fatalf("watch: exit %d\n%s\n%s", code, live.String(), liveErr.String())
+	}
+	const said = "shadow fast would have failed master db1 over to db2 (query_results_timeout for 2 ticks, threshold 2); the live engine did not"
+	logged := ""
+	for _, l := range strings.Split(liveErr.String(), "\n") {
+		if strings.Contains(l, said) {
+			logged = l
+		}
+	}
+	if logged == "" || strings.Contains(live.String(), "FAILOVER") {
+		t.Fatalf("the live run: want no failover and the shadow's divergence logged\n%s\n%s", live.String(), liveErr.String())
+	}
+	_, at, ok := strings.Cut(logged, "at=")
+	at, _, _ = strings.Cut(at, " ")
+	when, err := time.Parse(time.RFC3339Nano, strings.Trim(at, `"`))
+	if !ok || err != nil {
+		t.Fatalf("the divergence's time in %q: %v", logged, err)
+	}
+
+	var replayed, replayErr bytes.Buffer
+	code = (&Main{Stdin: bytes.NewReader(nil), Stdout: &replayed, Stderr: &replayErr}).Exit(context.Background(),
+		[]string{"replay", "--shadow", "fast=" + sh, rec})
+	if code != 0 {
+		t.Fatalf("replay --shadow of the recording: exit %d\n%s\n%s", code, replayed.String(), replayErr.String())
+	}
+	var printed string
+	for _, l := range strings.Split(replayed.String(), "\n") {
+		if clock, rest, ok := strings.Cut(strings.TrimPrefix(l, "  "), " "); ok && rest == said {
+			printed = clock
+		}
+	}
+	// The replay writes the clock to the millisecond; the two agree to the second at least.
+	if want := when.UTC().Format("15:04:05"); !strings.HasPrefix(printed, want) || !strings.Contains(replayed.String(), "shadow fast ("+sh+"): 1 divergence") {
+		t.Errorf("the replay of the recording does not print the live divergence at %s (printed at %q)\n%s", want, printed, replayed.String())
+	}
+}
