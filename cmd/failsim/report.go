@@ -42,7 +42,10 @@ per node, its datasource state, its probes, the faults on its link, its service 
 alarms climbing to their thresholds, and above them the failovers, the master, the
 coordinator and the policy; under it the verdict and the expectations as failsim replay
 prints them, and the event log. Every band and mark has a hover title with its exact time
-and cause. --format svg writes the chart alone.
+and cause. --format svg writes the chart alone. --managers tungsten,orchestrator adds a lane
+per manager above the nodes' lanes, on the same axis (its master, its decisions,
+Orchestrator's analysis code, its client's writes), and Orchestrator's replay under the
+verdict.
 
 -o defaults to FILE's name with the extension .html (.svg) in the current directory, not beside
 FILE; the command prints where it wrote. "-o -" writes to standard output, as does a timeline

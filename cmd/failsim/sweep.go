@@ -93,7 +93,11 @@ gap-threshold and failsafe-threshold act, so only there may they be varied. With
 --workload), and each point measures the client's view: the unavailable time per trace
 (p50, p95, max) and the acknowledged writes lost (in all, and the p95 of one trace). Writes
 sweep.csv, sweep.json, sweep.svg and sweep.png in --out; with --shard, one share of the
-grid for 'failsim merge'. Exit 0 when the sweep ran, 2 for bad input.`,
+grid for 'failsim merge'. With --manager orchestrator it varies one or two of Orchestrator's
+keys (--vary InstancePollSeconds=1..10) instead: per point, the earliest and latest delay to
+its first problem code and to DeadMaster for each fault on the master (in closed form), and
+each INCIDENT replayed under its rules, written to DIR/sweep-orchestrator.csv. Exit 0 when the
+sweep ran, 2 for bad input.`,
 		Annotations: map[string]string{argsAnnotation: "[INCIDENT...]"},
 		RunE: func(c *cobra.Command, args []string) error {
 			o.statemapSet = c.Flags().Changed("statemap")
