@@ -84,8 +84,8 @@ func ParseOrchVary(s string) (OrchAxis, error) {
 		return OrchAxis{}, fmt.Errorf("%s: TO %q: want a whole number", name, to)
 	}
 	if hasStep {
-		if a.Step, err = strconv.ParseInt(step, 10, 64); err != nil || a.Step < 1 {
-			return OrchAxis{}, fmt.Errorf("%s: STEP %q: want a whole number of 1 or more", name, step)
+		if a.Step, err = strconv.ParseInt(step, 10, 64); err != nil || a.Step < 1 || a.Step > 86400 {
+			return OrchAxis{}, fmt.Errorf("%s: STEP %q: want a whole number from 1 to 86400", name, step)
 		}
 	}
 	switch least := orchKeys[k].least; {
@@ -151,6 +151,13 @@ type OrchResult struct {
 func Orchestrator(ctx context.Context, cfg OrchConfig) (*OrchResult, error) {
 	if len(cfg.Axes) < 1 || len(cfg.Axes) > 2 {
 		return nil, fmt.Errorf("a sweep under Orchestrator varies one or two settings, not %d", len(cfg.Axes))
+	}
+	n := 1
+	for _, a := range cfg.Axes {
+		n *= int((a.To-a.From)/max(a.Step, 1) + 1)
+		if n > MaxPoints || a.Step < 1 || a.To < a.From {
+			return nil, fmt.Errorf("the grid of %s: more than %d points, or no range", a.Key, MaxPoints)
+		}
 	}
 	grid := [][]int64{nil}
 	for _, a := range cfg.Axes {

@@ -3,6 +3,7 @@ package sweep_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -86,4 +87,25 @@ func TestOrchestratorSweep(t *testing.T) {
 	if _, err := sweep.Orchestrator(context.Background(), sweep.OrchConfig{Base: orchestrator.Defaults()}); err == nil {
 		t.Error("a sweep of no axis ran")
 	}
+}
+
+// FuzzParseOrchVary: whatever the input, no panic; what parses is a forward range of a key
+// Orchestrator accepts, and its own words parse back to it.
+func FuzzParseOrchVary(f *testing.F) {
+	for _, s := range []string{"InstancePollSeconds=1..10", "RecoveryPeriodBlockSeconds=60..3600:60", "InstancePollSeconds=0..1", "x=1..2", "InstancePollSeconds=1..", "=..:"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		a, err := sweep.ParseOrchVary(s)
+		if err != nil {
+			return
+		}
+		if a.From > a.To || a.Step < 1 || !sweep.IsOrchKey(s) {
+			t.Fatalf("%q parsed to %+v", s, a)
+		}
+		back, err := sweep.ParseOrchVary(fmt.Sprintf("%s=%d..%d:%d", a.Key, a.From, a.To, a.Step))
+		if err != nil || back != a {
+			t.Fatalf("%q: %+v does not parse back: %+v, %v", s, a, back, err)
+		}
+	})
 }
