@@ -307,8 +307,8 @@ func (c *chart) lane(i, top int, probes []probeRun) {
 	c.probeRow(i, top, probes)
 	c.row(top+faultY, faultH, len(n.faults), name+" faults")
 	for k, ch := range n.faults {
-		if ch.V.Kind == fault.Heal {
-			continue
+		if ch.V.Kind == fault.Heal || (ch.V.Kind == fault.Probe && ch.V.Condition == "ok") {
+			continue // no fault; a recording's "probe ok" (watch --record) is the healthy outcome, not a fault
 		}
 		b := until(c, n.faults, k)
 		c.band(ch.At, b, top+faultY, faultH, fmt.Sprintf("f%d", faultClass(ch.V)), fmt.Sprintf("%s fault %s %s", name, ch.V, c.between(ch.At, b)))
