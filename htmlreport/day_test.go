@@ -80,3 +80,28 @@ func BenchmarkReportDay(b *testing.B) {
 	}
 	b.ReportMetric(float64(size), "page-bytes")
 }
+
+// TestRecordingDrawsNoFaultForOkProbes: a recording (failsim watch --record) tells every
+// change of a probe's outcome as a "probe CONDITION" event, ok included; the faults row draws
+// the bad outcomes and leaves the ok ones empty, as it does a heal, so a quiet recorded day
+// does not look faulted from end to end.
+func TestRecordingDrawsNoFaultForOkProbes(t *testing.T) {
+	tl, err := timeline.Parse("rec.timeline", []byte(`cluster db1:master db2:replica
+start 2026-12-06T00:00:00Z
+
+00:01:51 db1 probe query_results_timeout
+00:01:54 db1 probe ok
+00:03:42 db2 probe ok
+01:00:00 cluster end
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, chart := render(t, tl, statemap.Default())
+	if !bytes.Contains(chart, []byte("db1 fault probe query_results_timeout")) {
+		t.Error("the recorded timeout is not drawn as a fault")
+	}
+	if bytes.Contains(chart, []byte("fault probe ok")) {
+		t.Error("a recorded ok probe is drawn as a fault")
+	}
+}

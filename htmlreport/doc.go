@@ -20,6 +20,12 @@
 // the page shows the verdict and the expectations as failsim replay prints them, and the event
 // log.
 //
+// With failsim report --managers, a lane per manager (ManagerLane, one per manager's run, given
+// to Recorder.Managers) comes between the cluster's rows and the nodes' lanes, on the same
+// axis: the master as that manager's decisions made it, its decisions as marks,
+// Orchestrator's analysis code, and with a workload its writes and outages. A chart without
+// them is drawn as before, byte for byte.
+//
 // A Recorder observes a run as a drive.Observer, beside the replay's other observers. The
 // simulator skips the probes that change nothing (drive.Config.Foresee), so the probe row is
 // not what the run observed: it is worked out from the timeline as the driver schedules probes

@@ -93,6 +93,16 @@ func (c *chart) legend() {
 		item(swatch("n0"), "a side's copy: its master")
 		next()
 	}
+	if len(c.r.managers) > 0 {
+		head("managers:")
+		item(swatch("oc0"), "no problem")
+		item(swatch("oc1"), "UnreachableMaster")
+		item(swatch("oc2"), "DeadMaster")
+		item(swatch("oc3"), "a replica's problem")
+		item(line("mr"), "a master replaced")
+		item(line("mn"), "a decision that replaced none")
+		next()
+	}
 	fmt.Fprintf(c.b, `<text x="8" y="%d" class="rl">%s</text>`+"\n", y+10, esc(notModelled))
 }
 
@@ -101,7 +111,8 @@ func (c *chart) legend() {
 const notModelled = "Not drawn: the views that are not primary, and a witness (it has no lane). " +
 	"The verdict and the event log under the chart tell them."
 
-// legendH is the legend's height: a line more for the writes, one for the group.
+// legendH is the legend's height: a line more for the writes, one for the group, one for
+// the replication, one for the managers' lanes.
 func (c *chart) legendH() int {
 	h := legendH
 	if c.r.client.on {
@@ -111,6 +122,9 @@ func (c *chart) legendH() int {
 		h += 20
 	}
 	if c.r.rp.on {
+		h += 20
+	}
+	if len(c.r.managers) > 0 {
 		h += 20
 	}
 	return h

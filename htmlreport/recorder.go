@@ -38,6 +38,8 @@ type Recorder struct {
 	// coordWhy says why there is no coordinator, as the last coordinator change said it: ""
 	// for no manager up, the words of no primary partition during one.
 	coordWhy string
+	// managers are the managers' lanes drawn above the nodes' (Managers); nil for none.
+	managers []*ManagerLane
 }
 
 // change is a row's value from At on, until the next change.

@@ -59,7 +59,11 @@ const (
 )
 
 // lanesY is where the lanes start, under the cluster's rows.
-func (c *chart) lanesY() int {
+// With the managers' lanes (Recorder.Managers), they come first, and the nodes' after them.
+func (c *chart) lanesY() int { return c.clusterH() + c.managersH() }
+
+// clusterH is where the rows above the lanes end.
+func (c *chart) clusterH() int {
 	if c.r.group.on {
 		return c.groupY() + c.groupH() - rowGap - 2 + laneGap
 	}
@@ -168,6 +172,9 @@ func (c *chart) write(w io.Writer, standalone bool) error {
 	if r.rp.on {
 		css += replCSS
 	}
+	if len(r.managers) > 0 {
+		css += managersCSS
+	}
 	c.b.WriteString("<style>" + css + "</style>\n")
 	fmt.Fprintf(c.b, `<text x="8" y="17" font-size="14" font-weight="bold">%s</text>`+"\n", esc(c.heading()))
 	c.axis()
@@ -176,6 +183,7 @@ func (c *chart) write(w io.Writer, standalone bool) error {
 	c.clusterRows()
 	c.writesRow()
 	c.groupRows()
+	c.managerRows()
 	probes := r.probes()
 	for i := range r.nodes {
 		top := c.lanesY() + i*(c.laneH()+laneGap)
@@ -216,6 +224,7 @@ func (c *chart) labels() {
 		row(writesY, clusterRowH, "writes")
 	}
 	c.groupLabels(row)
+	c.managerLabels(row)
 	for i, n := range c.r.tl.Nodes {
 		top := c.lanesY() + i*(c.laneH()+laneGap)
 		fmt.Fprintf(c.b, `<g class="lane" data-node="%s"><rect x="2" y="%d" width="%d" height="%d" class="lb"/>`, esc(n.Name), plotY+top-4, chartW-4, c.laneH()+8)
@@ -298,8 +307,8 @@ func (c *chart) lane(i, top int, probes []probeRun) {
 	c.probeRow(i, top, probes)
 	c.row(top+faultY, faultH, len(n.faults), name+" faults")
 	for k, ch := range n.faults {
-		if ch.V.Kind == fault.Heal {
-			continue
+		if ch.V.Kind == fault.Heal || (ch.V.Kind == fault.Probe && ch.V.Condition == "ok") {
+			continue // no fault; a recording's "probe ok" (watch --record) is the healthy outcome, not a fault
 		}
 		b := until(c, n.faults, k)
 		c.band(ch.At, b, top+faultY, faultH, fmt.Sprintf("f%d", faultClass(ch.V)), fmt.Sprintf("%s fault %s %s", name, ch.V, c.between(ch.At, b)))

@@ -39,6 +39,9 @@ func (r *Runtime) maybeReload() {
 	}
 	r.sm = m
 	r.e.SetMap(m)
+	if r.cfg.OnReload != nil {
+		r.cfg.OnReload(r.virtual(), m)
+	}
 	r.log.Info().Str("statemap", r.cfg.Statemap).Msg("statemap reloaded: new probes follow it; raised alarms keep their threshold")
 }
 

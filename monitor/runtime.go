@@ -64,6 +64,19 @@ type Config struct {
 	Observers []drive.Observer
 	// OnProbe, when not nil, is told every finished probe when it counts, from the runtime's loop.
 	OnProbe func(at time.Duration, node int, r Result)
+	// OnOutcome, when not nil, is told every outcome the engine is given, from the runtime's
+	// loop, with the virtual times its probe started and finished at (end, at which it counts
+	// unless it came late): what a recording keeps (record.Book). A probe that ended without an
+	// outcome is not told.
+	OnOutcome func(start, end time.Duration, node int, c statemap.Condition)
+	// OnReload, when not nil, is told each statemap reload, from the runtime's loop, at the
+	// virtual time the new map applies from.
+	OnReload func(at time.Duration, m *statemap.Map)
+	// Budget, when > 0, is the checkers' budget in virtual time: a probe that ran out of time
+	// (a timeout condition) after more than Budget counts as ending at its start plus Budget, as
+	// a simulated one does; the checker's slack past its budget (at most 100 ms, closing the
+	// socket) is not the server's. Zero counts every probe at its start plus the time it took.
+	Budget time.Duration
 	// Candidate chooses whom a failover promotes (fence.Config.Candidate); nil means the
 	// first eligible replica in cluster order. LiveCandidate ranks real replicas by their
 	// stored positions.
@@ -119,11 +132,14 @@ type Runtime struct {
 	tee     *shadow.Tee // the shadows beside the engine; nil without
 
 	t0       time.Time
-	open     bool          // an instant is begun: its probes run, and it waits for those that end at once
-	openAt   time.Duration // the open instant
-	awaited  []bool        // per node: its probe started at the open instant has not reported
-	waiting  int           // how many are awaited
-	got      []Result      // per node: the result the driver holds, for OnProbe when it counts
+	open     bool            // an instant is begun: its probes run, and it waits for those that end at once
+	openAt   time.Duration   // the open instant
+	awaited  []bool          // per node: its probe started at the open instant has not reported
+	waiting  int             // how many are awaited
+	got      []Result        // per node: the result the driver holds, for OnProbe when it counts
+	gotStart []time.Duration // per node: the start of the probe whose result the driver holds
+	gotEnd   []time.Duration // per node: and its finish
+	running  []time.Duration // per node: the start of its probe under way, -1 for none
 	lastLook time.Time
 	gaps     gapDetector
 
@@ -161,9 +177,13 @@ func New(cfg Config, sc Script) (*Runtime, error) {
 	}
 	r := &Runtime{cfg: cfg, inject: sc.Inject, repl: sc.Replicate, clk: cfg.Clock, log: cfg.Log, speed: cfg.Speed, sm: loaded,
 		awaited: make([]bool, len(cfg.Nodes)), got: make([]Result, len(cfg.Nodes)),
+		gotStart: make([]time.Duration, len(cfg.Nodes)), gotEnd: make([]time.Duration, len(cfg.Nodes)), running: make([]time.Duration, len(cfg.Nodes)),
 		results: make(chan probeDone, len(cfg.Nodes)), cmds: make(chan func())}
 	if cfg.Statemap != "" {
 		r.smStamp, _ = statOf(cfg.Statemap)
+	}
+	for i := range r.running {
+		r.running[i] = -1
 	}
 	if r.clk == nil {
 		r.clk = clock.New()
@@ -271,6 +291,9 @@ func (r *Runtime) nextDue() time.Duration {
 		return r.openAt + time.Duration(float64(atOnce)*r.speed)
 	}
 	t := r.d.Next()
+	if r.holding(t) {
+		return t + time.Duration(float64(timeoutSlack)*r.speed)
+	}
 	if r.cfg.Statemap != "" {
 		// Look at the file again in ReloadEvery of real time.
 		v := time.Duration(float64(r.lastLook.Add(r.cfg.ReloadEvery).Sub(r.t0)) * r.speed)
@@ -298,7 +321,7 @@ func (r *Runtime) step(ctx context.Context) bool {
 			return true
 		}
 		t := r.d.Next()
-		if t > now {
+		if t > now || r.holding(t) {
 			return false
 		}
 		w := r.d.Begin(t)
@@ -319,6 +342,27 @@ func (r *Runtime) step(ctx context.Context) bool {
 	}
 }
 
+// timeoutSlack is how long past its budget, in real time, a timed-out probe's result may come:
+// the checker's grace before it closes the socket, and as much again for the close.
+const timeoutSlack = 2 * grace
+
+// holding reports whether instant at must wait, at most timeoutSlack of real time past it,
+// before it begins: a probe that may run out of its Budget at it is still to report. Counted at
+// its start plus Budget (take), such an outcome then counts at at, in node order with the
+// others due, before the instant's tick, as in the simulator; begun without it, the instant
+// would count it later, after the tick or after the others.
+func (r *Runtime) holding(at time.Duration) bool {
+	if r.cfg.Budget <= 0 || at == drive.Never || r.clk.Since(r.t0) >= time.Duration(float64(at)/r.speed)+timeoutSlack {
+		return false
+	}
+	for _, st := range r.running {
+		if st >= 0 && st < at && st+r.cfg.Budget == at {
+			return true
+		}
+	}
+	return false
+}
+
 // atOnce is the real time under which a probe counts as finished at its start, as the
 // simulator's probes that end at once do (refused, reset, an error packet).
 const atOnce = 20 * time.Millisecond
@@ -333,6 +377,7 @@ func (r *Runtime) startsDone() bool {
 func (r *Runtime) start(ctx context.Context, s drive.Start) {
 	r.awaited[s.Node] = true
 	r.waiting++
+	r.running[s.Node] = s.At
 	p := r.cfg.Nodes[s.Node].Prober
 	r.inflight.Add(1)
 	r.wg.Add(1)
@@ -351,30 +396,39 @@ func (r *Runtime) start(ctx context.Context, s drive.Start) {
 // at its start, as in the simulator; any other at its start plus its time, in virtual time.
 func (r *Runtime) take(d probeDone) {
 	s := d.start
+	if r.running[s.Node] == s.At {
+		r.running[s.Node] = -1
+	}
 	if r.open && s.At == r.openAt && r.awaited[s.Node] {
 		r.awaited[s.Node] = false
 		r.waiting--
 	}
 	at := s.At
+	c := d.res.Condition
 	if d.res.Took >= atOnce {
 		at += time.Duration(float64(d.res.Took) * r.speed)
+		if r.cfg.Budget > 0 && c.IsTimeout() && at > s.At+r.cfg.Budget {
+			at = s.At + r.cfg.Budget
+		}
 	}
-	c := d.res.Condition
 	if c == statemap.Undefined {
 		c = drive.NoOutcome // the checker's probe was cut short: it ended without an outcome
 	}
 	if r.d.Report(s, at, c) {
-		r.got[s.Node] = d.res
+		r.got[s.Node], r.gotStart[s.Node], r.gotEnd[s.Node] = d.res, s.At, at
 	}
 }
 
 // counted is the driver telling that node i's result counts at instant at: it is logged and
 // told to OnProbe.
-func (r *Runtime) counted(at time.Duration, i int, _ statemap.Condition) {
+func (r *Runtime) counted(at time.Duration, i int, c statemap.Condition) {
 	res := r.got[i]
 	r.log.Debug().Str("node", r.cfg.Nodes[i].Name).Stringer("condition", res.Condition).
 		Stringer("phase", res.Phase).Dur("took", res.Took).AnErr("cause", res.Err).Msg("probe")
 	if r.cfg.OnProbe != nil {
 		r.cfg.OnProbe(at, i, res)
+	}
+	if r.cfg.OnOutcome != nil && c != drive.NoOutcome {
+		r.cfg.OnOutcome(r.gotStart[i], r.gotEnd[i], i, c)
 	}
 }

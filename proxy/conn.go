@@ -55,6 +55,7 @@ type conn struct {
 	mysql    atomic.Bool // the server's greeting passed: a client's FIN ends the session (watch.go)
 	spoke    atomic.Bool // the server sent its first bytes
 	notMySQL atomic.Bool // the server's first bytes are not a MySQL greeting: the client's are not framed
+	rawUp    atomic.Bool // the client's bytes are not framed: a mode change kicks the client's reads too
 }
 
 // setMode applies a node's new mode, whose fault is f, to the connection. An unarmed mode acts
@@ -355,6 +356,9 @@ func (c *conn) kick() {
 	if up := c.upstream(); up != nil {
 		up.SetReadDeadline(time.Unix(1, 0))
 	}
+	if c.rawUp.Load() {
+		c.client.SetReadDeadline(time.Unix(1, 0))
+	}
 }
 
 // forwardDown writes p to the client through the gate and the byte trigger.
@@ -443,6 +447,64 @@ func (c *conn) passEnd(d direction, rerr error, src, dst *net.TCPConn) {
 	c.reset()
 }
 
+// pumpRawUp forwards the client's bytes of a stream that is not MySQL, which has no commands
+// to follow: spliced, as the server's are, while no fault shapes or holds them, and copied
+// through the fault otherwise.
+func (c *conn) pumpRawUp(up *net.TCPConn, buf []byte) {
+	c.rawUp.Store(true)
+	for {
+		s, ok := c.gate(dirUp, clientReader)
+		if !ok {
+			c.end(c.client)
+			return
+		}
+		if s == nil && c.drained(dirUp) {
+			if !c.spliceUp(up) {
+				return
+			}
+			continue
+		}
+		nr, rerr := c.client.Read(buf)
+		if nr > 0 && !c.forwardUp(up, buf[:nr]) {
+			c.end(c.client)
+			return
+		}
+		if rerr != nil {
+			if errors.Is(rerr, os.ErrDeadlineExceeded) && !c.isDone() {
+				c.client.SetReadDeadline(time.Time{}) // a kick from setMode: look at the gate again
+				continue
+			}
+			c.passEnd(dirUp, rerr, c.client, up)
+			return
+		}
+	}
+}
+
+// spliceUp forwards one stretch of the client's bytes of a stream that is not MySQL, as
+// spliceDown does the server's. It reports whether the pump goes on.
+func (c *conn) spliceUp(up *net.TCPConn) bool {
+	lr := io.LimitedReader{R: c.client, N: spliceChunk}
+	w, err := up.ReadFrom(&lr)
+	if w > 0 {
+		c.n.stats.bytesUp.Add(uint64(w))
+	}
+	switch {
+	case err != nil && errors.Is(err, os.ErrDeadlineExceeded) && !c.isDone():
+		c.client.SetReadDeadline(time.Time{})
+	case err != nil:
+		if c.isDone() {
+			c.end(c.client)
+		} else {
+			c.reset()
+		}
+		return false
+	case lr.N > 0: // the client closed
+		c.passEnd(dirUp, io.EOF, c.client, up)
+		return false
+	}
+	return true
+}
+
 // ending asks the active fault about the FIN of direction d before it is passed on; false when
 // the fault took the connection down instead (onEnd).
 func (c *conn) ending(d direction, w waiter) bool {
@@ -480,7 +542,12 @@ func (c *conn) pumpUp(up *net.TCPConn) {
 				c.end(c.client)
 				return
 			}
-			p = nil
+			if rerr != nil {
+				c.passEnd(dirUp, rerr, c.client, up)
+				return
+			}
+			c.pumpRawUp(up, buf)
+			return
 		}
 		for len(p) > 0 {
 			n, start, ok := fr.next(p)

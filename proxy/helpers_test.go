@@ -23,6 +23,9 @@ func TestMain(m *testing.M) {
 	if upstream := os.Getenv(floodChildEnv); upstream != "" {
 		os.Exit(floodChild(upstream))
 	}
+	if spec := os.Getenv(processChildEnv); spec != "" {
+		os.Exit(processChildMain(spec))
+	}
 	// Room for the load test's 1,000 connections: four descriptors each.
 	var lim syscall.Rlimit
 	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) == nil && lim.Cur < 8192 {

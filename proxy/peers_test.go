@@ -17,10 +17,19 @@ import (
 // The peers failsim is measured and compared against, each in this process on loopback: real
 // toxiproxy (its server package, without its HTTP API) and the simplest proxy there is.
 
+// cleaner is what the peers' helpers need of a testing.TB, so that a child process of the
+// benchmarks (process_bench_test.go), which has no test, can run them too.
+type cleaner interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+	Cleanup(func())
+}
+
 // startToxiproxy runs real toxiproxy v2.5.0 in process, one proxy in front of upstream on a
 // free loopback port, configured through its own Go API (what its HTTP handlers call). The
 // proxy stops at cleanup, closing its connections.
-func startToxiproxy(t testing.TB, upstream string) *toxiproxy.Proxy {
+func startToxiproxy(t cleaner, upstream string) *toxiproxy.Proxy {
 	t.Helper()
 	server := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())
 	p := toxiproxy.NewProxy(server, "db", "127.0.0.1:0", upstream)
@@ -52,7 +61,7 @@ func removeToxiproxyToxic(t testing.TB, p *toxiproxy.Proxy, name string) {
 // on as a FIN. It is the benchmarks' reference for what a user-space proxy costs (on Linux
 // io.Copy between two TCP sockets splices, both ways). It returns its address; cleanup closes
 // everything and waits.
-func startCopyProxy(t testing.TB, upstream string) string {
+func startCopyProxy(t cleaner, upstream string) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

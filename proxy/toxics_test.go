@@ -412,3 +412,23 @@ func TestClientFirstStreamIsNotFramed(t *testing.T) {
 	c2.Write([]byte("Q\r\n"))
 	expectBytes(t, up, []byte("Q\r\n"), "3 bytes after a greeting that is not MySQL's")
 }
+
+// TestRawStreamSplicedThenFrozen: a stream that is not MySQL passes its client's bytes by
+// splice; a freeze set meanwhile holds the next ones, and heal lets them go, in order.
+func TestRawStreamSplicedThenFrozen(t *testing.T) {
+	addr, conns := upstreamSink(t)
+	_, n := start(t, addr, "heal")
+	c := mustDial(t, n.Addr())
+	up := accepted(t, conns)
+	c.Write([]byte("before the freeze"))
+	expectBytes(t, up, []byte("before the freeze"), "spliced")
+	set(t, n, "freeze")
+	c.Write([]byte("held"))
+	expectSilence(t, up, "frozen")
+	set(t, n, "heal")
+	expectBytes(t, up, []byte("held"), "after heal")
+	c.Write([]byte("and on"))
+	expectBytes(t, up, []byte("and on"), "spliced again")
+	c.CloseWrite() // a splice counts its bytes when its stretch ends
+	waitBytesUp(t, n, uint64(len("before the freezeheldand on")))
+}

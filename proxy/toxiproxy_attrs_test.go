@@ -28,6 +28,7 @@ func TestDecodeNewToxic(t *testing.T) {
 		{`{"type":"limit_data","toxicity":0,"attributes":{"bytes":4096}}`, Toxic{Name: "limit_data_downstream", Type: "limit_data", Fault: fault.Fault{Kind: fault.LimitData, Bytes: 4096}}},
 		{`{"type":"slow","attributes":{"delay":50}}`, Toxic{Name: "slow_downstream", Type: "slow", Toxicity: 1, Fault: fault.Fault{Kind: fault.Slow, Delay: 50 * time.Millisecond}}},
 		{`{"type":"error","attributes":{"code":1045}}`, Toxic{Name: "error_downstream", Type: "error", Toxicity: 1, Fault: fault.Fault{Kind: fault.Error, Code: 1045}}},
+		{`{"type":"noop"}`, Toxic{Name: "noop_downstream", Type: "noop", Toxicity: 1, Fault: fault.Fault{Kind: fault.Heal}}},
 		{`{"type":"freeze","attributes":{"ignored":1}} trailing`, Toxic{Name: "freeze_downstream", Type: "freeze", Toxicity: 1, Fault: fault.Fault{Kind: fault.Freeze}}},
 	} {
 		got, err := decodeNewToxic([]byte(tc.body), none)
@@ -38,7 +39,7 @@ func TestDecodeNewToxic(t *testing.T) {
 	for _, tc := range []struct{ body, want string }{
 		{``, "bad request body: EOF"},
 		{`{"type":"latency","stream":"both"}`, "stream was invalid, can be either upstream or downstream"},
-		{`{"type":"noop"}`, "invalid toxic type"},
+		{`{"type":"nope"}`, "invalid toxic type"},
 		{`{"type":"latency","attributes":{"latency":-1}}`, "bad request body: attributes.latency: -1 is not a duration from 0 to 31536000000 ms"},
 		{`{"type":"latency","attributes":{"latency":9223372036854775807}}`, "bad request body: attributes.latency: 9223372036854775807 is not a duration from 0 to 31536000000 ms"},
 		{`{"type":"slicer","attributes":{"average_size":8,"delay":-3}}`, "bad request body: attributes.delay: -3 is not a duration from 0 to 31536000000000 µs"},

@@ -22,11 +22,12 @@ import (
 // and failsim, each in front of its own copy of the same upstream, given the same toxic with
 // the same attributes and the same client traffic; what the client sees on each (the bytes,
 // when they came, whether and when the connection ended with a FIN or a RST) must agree,
-// within conformanceSlack, or, where failsim differs on purpose, be what docs/proxy.md's
-// "toxiproxy's toxics" table says each does.
+// the times within the tolerance below, or, where failsim differs on purpose, be what
+// docs/proxy.md's "toxiproxy's toxics" table says each does. A scenario has up to three
+// attempts (runScenario).
 
-// conformanceSlack is the timing tolerance: two times agree when they are within
-// max(conformanceFloor, conformanceShare of the larger one).
+// The timing tolerance: two times agree when they are within max(conformanceFloor,
+// conformanceShare of the larger one); a time is "about" d within the same of d.
 const (
 	conformanceFloor = 50 * time.Millisecond
 	conformanceShare = 0.20

@@ -110,11 +110,27 @@ func (r *Report) replVerdict(head *ReplicationHead) []string {
 	if fb := r.repl.fallback; fb.n > 1 {
 		out = append(out, fmt.Sprintf("  semisync fell back %d times in all (the last on %s at %s) and came back %s", fb.n, r.names[fb.lastOn], timeline.Clock(r.tl.Start, fb.last), plural64(int64(fb.back), "time")))
 	}
+	return appendWrites(out, r.tl.Start, f)
+}
+
+// ClientView returns the client's view of a run of the replication model that ended in f, as
+// the verdict's replication paragraph says it: its first line (the mode and workload) and, with
+// a workload, the writes offered, acknowledged and failed, the longest outage, the unavailable
+// time and the acknowledged writes lost, each indented by two spaces; start is the clock time
+// of t=0. A manager whose run the Report does not follow (Orchestrator's) prints it so.
+func ClientView(start time.Time, f *repl.Final) []string {
+	c := f.Config
+	head := ReplicationHead{Mode: c.Mode, Timeout: c.Timeout, Workload: f.Workload, Rate: c.Rate, Deadline: c.Deadline}
+	return appendWrites([]string{head.line()}, start, f)
+}
+
+// appendWrites appends the client's view of the writes in f, if it had a workload.
+func appendWrites(out []string, start time.Time, f *repl.Final) []string {
 	if !f.Workload {
 		return out
 	}
 	s := f.Summary
-	clock := func(d time.Duration) string { return timeline.Clock(r.tl.Start, d) }
+	clock := func(d time.Duration) string { return timeline.Clock(start, d) }
 	out = append(out, fmt.Sprintf("  writes: %d offered, %d acknowledged, %d failed", s.Offered, s.Acknowledged, s.Failed))
 	if s.Outage.Length() > 0 {
 		out = append(out, fmt.Sprintf("  longest outage: %s, from %s to %s (%s failed)", s.Outage.Length(), clock(s.Outage.From), clock(s.Outage.To), plural64(s.Outage.Writes, "write")))

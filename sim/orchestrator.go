@@ -15,6 +15,8 @@ import (
 	"github.com/failsim/failsim/narrate"
 	"github.com/failsim/failsim/orchcore"
 	"github.com/failsim/failsim/orchestrator"
+	"github.com/failsim/failsim/repl"
+	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/statemap"
 	"github.com/failsim/failsim/timeline"
 )
@@ -63,11 +65,16 @@ func ReplayOrchestratorReplicas(tl *timeline.Timeline, cfg orchestrator.Config, 
 		evs = tl.Repl.Events
 	}
 	next := 0
-	fan := &orchFan{m: m, obs: obs, tl: tl}
+	fan := &orchFan{m: m, obs: obs, tl: tl, rr: orchReplOf(tl, obs), inst: drive.Instants(obs)}
 	wake := func() (time.Duration, bool) {
 		at, ok := m.Next()
 		if next < len(evs) && (!ok || evs[next].At < at) {
 			at, ok = evs[next].At, true
+		}
+		if fan.rr != nil {
+			if own, sure := fan.rr.next(); sure && (!ok || own < at) {
+				at, ok = own, true
+			}
 		}
 		return at, ok
 	}
@@ -80,7 +87,13 @@ func ReplayOrchestratorReplicas(tl *timeline.Timeline, cfg orchestrator.Config, 
 		t := d.Next()
 		for next < len(evs) && evs[next].At <= t {
 			m.Replicate(evs[next].At, evs[next].Input)
+			if fan.rr != nil {
+				fan.rr.replicate(evs[next])
+			}
 			next++
+		}
+		if fan.rr != nil {
+			fan.rr.begin(t)
 		}
 		d.Begin(t)
 		m.Step(t)
@@ -95,13 +108,26 @@ func ReplayOrchestratorReplicas(tl *timeline.Timeline, cfg orchestrator.Config, 
 	return m, nil
 }
 
-// orchFan passes the driver's events on to the observers, and a fault set on a link to the
-// machine too.
+// orchFan passes the driver's events on to the observers, a fault set on a link to the
+// machine too, and, for a timeline with replication, each event and instant to the
+// replication model's run (rr), whose decisions follow the event they come of.
 type orchFan struct {
-	m   *orchcore.Machine
-	obs []drive.Observer
-	tl  *timeline.Timeline
-	err error
+	m    *orchcore.Machine
+	obs  []drive.Observer
+	tl   *timeline.Timeline
+	rr   *orchRepl               // nil: no replication model (orchReplOf)
+	inst []drive.InstantObserver // those of obs told of each instant
+	err  error
+}
+
+// Instant implements drive.InstantObserver: the replication model closes the instant.
+func (f *orchFan) Instant(at time.Duration, e fence.View) {
+	if f.rr != nil && f.err == nil {
+		f.rr.instant(at)
+	}
+	for _, o := range f.inst {
+		o.Instant(at, e)
+	}
 }
 
 // Event implements drive.Observer.
@@ -121,13 +147,17 @@ func (f *orchFan) Event(ev act.Event) {
 	for _, o := range f.obs {
 		o.Event(ev)
 	}
+	if f.rr != nil && f.err == nil {
+		f.rr.event(ev)
+	}
 }
 
 // RunOrchestrator is failsim replay --manager orchestrator: it replays tl under Orchestrator's
 // rules with settings cfg and writes, one line each, the manager and its settings, every
 // event (the faults set, the replicas' I/O threads, Orchestrator's checks, analysis codes and
-// recoveries) at its clock time, and a verdict: the failovers Orchestrator made and the
-// master's code at the end.
+// recoveries, and the replication model's decisions) at its clock time, and a verdict: the
+// failovers Orchestrator made and the master's code at the end, then, for a timeline with
+// replication, the client's view (report.ClientView; orchRepl).
 func RunOrchestrator(w io.Writer, tl *timeline.Timeline, cfg orchestrator.Config) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "manager orchestrator: %s\n", cfg)
@@ -147,6 +177,14 @@ func RunOrchestrator(w io.Writer, tl *timeline.Timeline, cfg orchestrator.Config
 		master = names[i]
 	}
 	fmt.Fprintf(bw, "verdict: orchestrator: %s; master %s, %s at the end\n", verdict, master, m.Code())
+	switch {
+	case p.final != nil:
+		for _, l := range report.ClientView(tl.Start, p.final) {
+			fmt.Fprintf(bw, "%s\n", l)
+		}
+	case tl.Repl != nil:
+		fmt.Fprintf(bw, "client's view: not modelled under orchestrator for a timeline with a partition\n")
+	}
 	return bw.Flush()
 }
 
@@ -157,10 +195,15 @@ type orchPrinter struct {
 	names     []string
 	line      []byte
 	failovers int
+	final     *repl.Final // the replication model's summary, told at the end; nil for none
 }
 
 // Event implements drive.Observer.
 func (p *orchPrinter) Event(ev act.Event) {
+	if f, ok := ev.(*repl.Final); ok {
+		p.final = f // the verdict's, not the log's
+		return
+	}
 	p.line = append(timeline.AppendClock(p.line[:0], p.start, ev.When()), ' ')
 	if s, ok := orchcore.Describe(p.names, ev); ok {
 		p.line = append(p.line, s...)

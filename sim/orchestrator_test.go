@@ -147,3 +147,39 @@ func TestOrchestratorEventsInOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestOrchestratorClientView: the replication model follows Orchestrator's recoveries. A
+// master refused with writes of 100/s: with every cluster recovered, the writes fail from the
+// fault until the recovery promotes (03:14:07 to 03:14:31); with no recovery, to the end. A
+// host down under the master takes its writes with it until it is up again, Orchestrator or
+// not.
+func TestOrchestratorClientView(t *testing.T) {
+	c := orchestrator.Defaults()
+	c.RecoverMasterClusterFilters = []string{"*"}
+	got := string(replayOrchestrator(t, "../testdata/incidents/lagging-replica.timeline", c))
+	for _, want := range []string{
+		"03:14:31 db3 promoted at position 84700;",
+		"\nreplication: async; workload 100 writes/s, deadline 2s\n",
+		"\n  longest outage: 24s, from 03:14:07 to 03:14:31 (2400 writes failed)\n",
+		"\n  acknowledged writes lost: 0\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("recovered: want %q in\n%s", want, got)
+		}
+	}
+	got = string(replayOrchestrator(t, "../testdata/incidents/lagging-replica.timeline", orchestrator.Defaults()))
+	if !strings.Contains(got, "\n  longest outage: 15m53.01s, from 03:14:07 to 03:30:00.010 (95301 writes failed)\n") || strings.Contains(got, "promoted at position") {
+		t.Errorf("not recovered:\n%s", got)
+	}
+	tl, err := timeline.Parse("h.timeline", []byte("cluster db1:master db2:replica\nworkload writes=10/s\n\n00:00:10 db1 host down\n00:00:30 db1 host up\n00:01:00 cluster end\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := sim.RunOrchestrator(&out, tl, orchestrator.Defaults()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "\n  longest outage: 20s, from 00:00:10 to 00:00:30 (200 writes failed)\n") {
+		t.Errorf("host down:\n%s", out.String())
+	}
+}

@@ -60,6 +60,7 @@ type checkFlags struct {
 	format, junit    string
 	shard            string
 	workload         string
+	manager          managerFlags // --manager, --manager-config: orchestrator's rules instead
 }
 
 func (m *Main) checkCmd() *cobra.Command {
@@ -75,9 +76,17 @@ held, 1 when one was violated, 2 for bad input.
 With --shard K/N it judges the K-th of N contiguous blocks of each family's traces (K from 0;
 auto/N reads K from JOB_COMPLETION_INDEX, as a Kubernetes Indexed Job sets it), writes
 check-shard-K-of-N.json to --out and exits 0; 'failsim merge' joins the N shares into what one
-run prints, with its exit status.`,
+run prints, with its exit status.
+
+With --manager orchestrator [--manager-config FILE] it judges the properties under
+Orchestrator's rules instead, on benign and fatal traces generated for it; a property that
+means nothing under Orchestrator (one of the Tungsten managers' fencing, coordinator, alarms
+or group) is bad input that says why.`,
 		Args: noArgs("name the statemap with --statemap FILE"),
 		RunE: func(c *cobra.Command, _ []string) error {
+			if c.Flags().Changed("manager") || c.Flags().Changed("manager-config") {
+				return m.checkedStdout(func(m *Main) error { return m.runCheckManager(c.Context(), c, &o) })
+			}
 			return m.checkedStdout(func(m *Main) error { return m.runCheck(c.Context(), &o) })
 		},
 	}
@@ -101,6 +110,7 @@ run prints, with its exit status.`,
 	f.StringVar(&o.junit, "junit", "", "also write JUnit XML to `FILE`, one test case per property")
 	c.MarkFlagFilename("junit", "xml")
 	f.StringVar(&o.shard, "shard", "", "judge only shard `K/N` of the traces (K from 0, or auto: $JOB_COMPLETION_INDEX) and write its share to --out")
+	managerVars(c, &o.manager)
 	return c
 }
 

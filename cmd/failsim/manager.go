@@ -95,18 +95,11 @@ func (m *Main) runReplaySideBySide(ctx context.Context, c *cobra.Command, o *rep
 	if o.format != "text" {
 		return usageErr(fmt.Errorf("--format %s with --managers: the side by side replay is text only", o.format), "")
 	}
-	seen := map[string]bool{}
-	for _, name := range o.manager.side {
-		if !slices.Contains(timeline.Managers(), name) {
-			return usageErr(fmt.Errorf("--managers: %q: failsim knows %s", name, strings.Join(timeline.Managers(), " and ")), "failsim replay --managers tungsten,orchestrator FILE")
-		}
-		if seen[name] {
-			return usageErr(fmt.Errorf("--managers: %s twice", name), "")
-		}
-		seen[name] = true
+	if err := sideManagers(o.manager.side); err != nil {
+		return err
 	}
 	var cfg orchestrator.Config
-	if seen["orchestrator"] {
+	if slices.Contains(o.manager.side, "orchestrator") {
 		var err error
 		if cfg, err = m.orchestratorConfig(ctx, c, &o.manager, tl); err != nil {
 			return err

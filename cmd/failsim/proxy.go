@@ -303,8 +303,12 @@ func (m *Main) proxySetCmd() *cobra.Command {
 		Use:   "set",
 		Short: "set a node's mode on a running proxy",
 		Long: `Set a node's mode on a running proxy and print it. MODE is a fault: heal, refuse, reset,
-close, freeze, blackhole, stall, slow DUR, delay DUR or error CODE; then optionally a trigger, 'after N
-bytes' or 'at command K', and for slow, reset and close a probability 'p P'. The mode may be
+close, freeze, blackhole, stall, slow DUR, delay DUR or error CODE, or one of toxiproxy's toxics,
+latency DUR [jitter DUR], bandwidth NKB/s, slow-close DUR, timeout DUR|0, reset-peer [DUR], slicer
+SIZE [variation N] [delay DUR] or limit-data N, downstream unless followed by 'upstream'; then
+optionally a trigger, 'after N bytes' or 'at command K', and for slow, reset and close a
+probability 'p P'. The mode replaces the node's whole chain of toxics with one; toxiproxy's API
+(--toxiproxy) builds longer chains. The mode may be
 given as separate words or quoted as one ('freeze after 4096 bytes'). A mode the proxy
 refuses and an unknown node exit 2; a proxy that cannot be reached exits 1.
 

@@ -42,6 +42,9 @@ With --shadow NAME=FILE (repeatable), candidate statemaps are judged beside it o
 probes, and each one's divergences are printed after the verdict (in JSON, one object after
 the summary); a divergence is no failed expectation.
 
+FILE may be a directory: a recording of failsim watch --record, its files joined into one run
+(docs/live.md).
+
 With --live, play the timeline's faults through one proxy per node in front of the real server
 of --mysql (without --mysql, the built-in MySQL-protocol server, failsim-mysqld, a child
 process), --speed times faster, and
@@ -202,6 +205,9 @@ func liveHint(c *cobra.Command) string {
 // the timeline's statemap statement unread, as an empty name means in statemap diff; without
 // --statemap the statement's file, or the defaults.
 func (m *Main) loadTimeline(ctx context.Context, path, smFlag string, set bool) (*timeline.Timeline, *statemap.Map, error) {
+	if isRecording(path) {
+		return loadRecording(ctx, path, smFlag, set)
+	}
 	if set && smFlag == "" {
 		tl, err := timeline.ReadContext(ctx, path, m.Stdin)
 		if err != nil {

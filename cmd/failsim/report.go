@@ -26,6 +26,9 @@ type reportFlags struct {
 	statemap, out, format, logLevel string
 	statemapSet                     bool   // --statemap was given: '' is the defaults alone
 	manager                         string // --manager: "" or tungsten, which overrides a timeline's manager statement
+	// side is --managers (and --manager-config its Orchestrator's settings): the managers
+	// drawn as stacked lanes on the chart's time axis.
+	side managerFlags
 }
 
 func (m *Main) reportCmd() *cobra.Command {
@@ -39,7 +42,10 @@ per node, its datasource state, its probes, the faults on its link, its service 
 alarms climbing to their thresholds, and above them the failovers, the master, the
 coordinator and the policy; under it the verdict and the expectations as failsim replay
 prints them, and the event log. Every band and mark has a hover title with its exact time
-and cause. --format svg writes the chart alone.
+and cause. --format svg writes the chart alone. --managers tungsten,orchestrator adds a lane
+per manager above the nodes' lanes, on the same axis (its master, its decisions,
+Orchestrator's analysis code, its client's writes), and Orchestrator's replay under the
+verdict.
 
 -o defaults to FILE's name with the extension .html (.svg) in the current directory, not beside
 FILE; the command prints where it wrote. "-o -" writes to standard output, as does a timeline
@@ -59,7 +65,10 @@ for bad input.`,
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			o.statemapSet = c.Flags().Changed("statemap")
-			return m.runReport(c.Context(), &o, args[0])
+			if c.Flags().Changed("managers") || c.Flags().Changed("manager-config") {
+				return m.runReportManagers(c.Context(), c, &o, args[0])
+			}
+			return m.runReport(c.Context(), &o, args[0], nil)
 		},
 	}
 	statemapVar(c, &o.statemap, "statemap override `FILE` (wins over the timeline's statemap statement; '' for the shipped defaults alone)")
@@ -70,10 +79,17 @@ for bad input.`,
 	logLevelVar(c, &o.logLevel)
 	f.StringVar(&o.manager, "manager", "", "the failover manager `NAME` whose rules to draw: tungsten, the one failsim draws (wins over a timeline's manager statement)")
 	complete(c, "manager", "tungsten")
+	f.StringSliceVar(&o.side.side, "managers", nil, "also draw each manager of `LIST` as a lane of its own on the one time axis: its master, its decisions, Orchestrator's analysis code and the client's writes: tungsten,orchestrator (the nodes' lanes are tungsten's run)")
+	f.StringVar(&o.side.config, "manager-config", "", "with --managers ...,orchestrator: its orchestrator.conf.json `FILE` (default: the manager statement's config, else Orchestrator's defaults)")
+	complete(c, "managers", "tungsten,orchestrator")
+	c.MarkFlagFilename("manager-config", "json")
 	return c
 }
 
-func (m *Main) runReport(ctx context.Context, o *reportFlags, path string) error {
+// runReport is failsim report; sides, if not nil, adds the managers' lanes: it is given the
+// timeline and the Tungsten run's report, and returns the lanes to draw (each manager's run
+// done) and the summary's text of the other managers' runs.
+func (m *Main) runReport(ctx context.Context, o *reportFlags, path string, sides func(*timeline.Timeline, *reportRun) (func() error, error)) error {
 	log, err := m.newLogger(o.logLevel)
 	if err != nil {
 		return err
@@ -102,13 +118,24 @@ func (m *Main) runReport(ctx context.Context, o *reportFlags, path string) error
 	if o.manager != "" && o.manager != "tungsten" {
 		return usageErr(fmt.Errorf("--manager %q: failsim report draws the Tungsten Manager's rules only", o.manager), "failsim replay --manager orchestrator FILE")
 	}
-	if err := tungstenOnly(tl, "report"); err != nil && o.manager == "" {
+	if err := tungstenOnly(tl, "report"); err != nil && o.manager == "" && sides == nil {
 		return usageErr(err, "failsim report --manager tungsten FILE draws the Tungsten Manager's run of it")
 	}
 	log.Debug().Str("timeline", tl.File).Str("out", out).Msg("replaying for the report")
 	run := newReportRun(tl, sm)
+	var others func() error
+	if sides != nil {
+		if others, err = sides(tl, run); err != nil {
+			return err
+		}
+	}
 	if _, err := sim.ReplayContext(ctx, tl, sm, run.observers()...); err != nil {
 		return reportInterrupted(ctx)
+	}
+	if others != nil {
+		if err := others(); err != nil {
+			return err
+		}
 	}
 	if err := m.writeReport(ctx, out, o.format, run, inputs...); err != nil {
 		return err
@@ -146,9 +173,10 @@ func reportInterrupted(ctx context.Context) error {
 type reportRun struct {
 	*report.Run
 	rec   *htmlreport.Recorder
-	log   htmlreport.LogWriter // the head of the event log: what the page shows of it
-	page  *report.Printer      // the event log in text, into log
-	extra string               // more of the summary: a live run's decisions beside the simulated ones
+	log   htmlreport.LogWriter    // the head of the event log: what the page shows of it
+	page  *report.Printer         // the event log in text, into log
+	extra string                  // more of the summary: a live run's decisions beside the simulated ones
+	lane  *htmlreport.ManagerLane // the Tungsten run's manager lane, with --managers; nil for none
 }
 
 // newReportRun returns the report of a replay of tl under sm, whose only event log is the
@@ -167,7 +195,12 @@ func newLoggedReportRun(tl *timeline.Timeline, sm *statemap.Map, out report.Log)
 }
 
 // observers are the replay's observers the report needs.
-func (r *reportRun) observers() []drive.Observer { return r.Observers() }
+func (r *reportRun) observers() []drive.Observer {
+	if r.lane != nil {
+		return append(r.Observers(), r.lane)
+	}
+	return r.Observers()
+}
 
 // write writes the report in format (html or svg) to w, once the replay is over.
 func (r *reportRun) write(w io.Writer, format string) error {

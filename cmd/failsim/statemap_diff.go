@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/failsim/failsim/internal/input"
 	"github.com/failsim/failsim/report"
 	"github.com/failsim/failsim/sim"
 	"github.com/failsim/failsim/statemap"
@@ -32,7 +31,8 @@ func (m *Main) statemapDiffCmd() *cobra.Command {
 differs; the faults of the fault table that B fences sooner, later, no longer or newly, with
 failsim timing's earliest-latest under each (--interval, --timeout); and the incidents whose
 verdict changes when each is replayed under A and under B (A and B win over an incident's
-statemap statement). INCIDENTS are timeline files; without any, the shipped incidents,
+statemap statement). INCIDENTS are timeline files, or directories of failsim watch's
+recordings (each one run, its files joined: docs/live.md); without any, the shipped incidents,
 testdata/incidents/*.timeline, read from the current directory (run it from a checkout).`,
 		Annotations: map[string]string{argsAnnotation: "A B [INCIDENTS...]"},
 		Args: func(_ *cobra.Command, args []string) error {
@@ -72,10 +72,8 @@ func (m *Main) runStatemapDiff(ctx context.Context, interval, timeout time.Durat
 	}
 	tls := make([]*timeline.Timeline, len(incidents))
 	for i, path := range incidents {
-		data, err := input.ReadFile(ctx, path, "timeline", input.TimelineMax)
-		if err == nil {
-			tls[i], err = timeline.Parse(path, data)
-		}
+		tl, err := readIncident(ctx, path)
+		tls[i] = tl
 		if err != nil {
 			return loadErr(ctx, "statemap diff", err)
 		}

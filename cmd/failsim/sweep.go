@@ -23,24 +23,41 @@ import (
 	"github.com/failsim/failsim/timeline"
 )
 
-// varyFlag collects repeated --vary flags.
-type varyFlag []sweep.Axis
+// varyFlag collects repeated --vary flags: the statemap's and checker's settings, and
+// (orch) Orchestrator's keys, for --manager orchestrator.
+type varyFlag struct {
+	axes []sweep.Axis
+	orch []sweep.OrchAxis
+}
 
 func (v *varyFlag) String() string { return "" }
 func (v *varyFlag) Type() string   { return "vary" }
 func (v *varyFlag) repeatable()    {}
 
 func (v *varyFlag) Set(s string) error {
+	if sweep.IsOrchKey(s) {
+		a, err := sweep.ParseOrchVary(s)
+		if err != nil {
+			return err
+		}
+		for _, o := range v.orch {
+			if o.Key == a.Key {
+				return fmt.Errorf("%s is varied twice", a.Key)
+			}
+		}
+		v.orch = append(v.orch, a)
+		return nil
+	}
 	a, err := sweep.ParseVary(s)
 	if err != nil {
 		return err
 	}
-	for _, o := range *v {
+	for _, o := range v.axes {
 		if o.Name == a.Name {
 			return fmt.Errorf("%s is varied twice", a.Name)
 		}
 	}
-	*v = append(*v, a)
+	v.axes = append(v.axes, a)
 	return nil
 }
 
@@ -58,6 +75,7 @@ type sweepFlags struct {
 	workers          int
 	logLevel         string
 	workload         string
+	manager          managerFlags // --manager, --manager-config: orchestrator sweeps its settings instead
 }
 
 func (m *Main) sweepCmd() *cobra.Command {
@@ -75,15 +93,22 @@ gap-threshold and failsafe-threshold act, so only there may they be varied. With
 --workload), and each point measures the client's view: the unavailable time per trace
 (p50, p95, max) and the acknowledged writes lost (in all, and the p95 of one trace). Writes
 sweep.csv, sweep.json, sweep.svg and sweep.png in --out; with --shard, one share of the
-grid for 'failsim merge'. Exit 0 when the sweep ran, 2 for bad input.`,
+grid for 'failsim merge'. With --manager orchestrator it varies one or two of Orchestrator's
+keys (--vary InstancePollSeconds=1..10) instead: per point, the earliest and latest delay to
+its first problem code and to DeadMaster for each fault on the master (in closed form), and
+each INCIDENT replayed under its rules, written to DIR/sweep-orchestrator.csv. Exit 0 when the
+sweep ran, 2 for bad input.`,
 		Annotations: map[string]string{argsAnnotation: "[INCIDENT...]"},
 		RunE: func(c *cobra.Command, args []string) error {
 			o.statemapSet = c.Flags().Changed("statemap")
+			if c.Flags().Changed("manager") || c.Flags().Changed("manager-config") {
+				return m.runSweepManager(c.Context(), c, &o, args)
+			}
 			return m.runSweep(c.Context(), &o, args)
 		},
 	}
 	f := c.Flags()
-	f.Var(&o.vary, "vary", "what to vary, `NAME=FROM..TO[:STEP]`: CONDITION.threshold, interval or timeout (durations with units), gap-threshold or failsafe-threshold (ticks; --family partition), at most twice")
+	f.Var(&o.vary, "vary", "what to vary, `NAME=FROM..TO[:STEP]`: CONDITION.threshold, interval or timeout (durations with units), gap-threshold or failsafe-threshold (ticks; --family partition), or with --manager orchestrator one of its keys (InstancePollSeconds=1..10), at most twice")
 	markRequired(f, "vary")
 	statemapVar(c, &o.statemap, "the statemap in force, `FILE`, whose thresholds the grid varies and the incidents run under (default: the shipped defaults, and each incident's statemap statement; '' for the shipped defaults alone)")
 	f.StringVar(&o.family, "family", "all", "trace `FAMILY`: benign (false failovers), fatal (time to fence), all: both, or partition (split brain; the only one where gap-threshold and failsafe-threshold act)")
@@ -99,6 +124,7 @@ grid for 'failsim merge'. Exit 0 when the sweep ran, 2 for bad input.`,
 	f.IntVar(&o.workers, "workers", 0, "`N` replays in parallel (default: every core)")
 	f.StringVar(&o.workload, "workload", "", "give every trace a workload, `writes=N/s,deadline=D` (as failsim check --workload), and measure the client's outage and lost writes at each point")
 	logLevelVar(c, &o.logLevel)
+	managerVars(c, &o.manager)
 	return c
 }
 
@@ -130,13 +156,16 @@ func (m *Main) runSweep(ctx context.Context, o *sweepFlags, args []string) error
 	if err != nil {
 		return err
 	}
-	if len(o.vary) == 0 {
+	if len(o.vary.orch) > 0 {
+		return usageErr(fmt.Errorf("--vary %s: an Orchestrator setting, for --manager orchestrator", o.vary.orch[0].Key), "failsim sweep --manager orchestrator --vary InstancePollSeconds=1..10 [INCIDENT...]")
+	}
+	if len(o.vary.axes) == 0 {
 		return usageErr(errors.New("nothing to vary"), "name a setting and its range: --vary login_response_timeout.threshold=1..12")
 	}
-	if len(o.vary) > 2 {
-		return usageErr(fmt.Errorf("--vary given %d times: a sweep varies at most two settings", len(o.vary)), "sweep two at a time; a grid of more has no picture")
+	if len(o.vary.axes) > 2 {
+		return usageErr(fmt.Errorf("--vary given %d times: a sweep varies at most two settings", len(o.vary.axes)), "sweep two at a time; a grid of more has no picture")
 	}
-	g := sweep.Grid{Axes: o.vary}
+	g := sweep.Grid{Axes: o.vary.axes}
 	if n := g.Len(); n > sweep.MaxPoints {
 		return usageErr(fmt.Errorf("the grid has %d points, more than %d", n, sweep.MaxPoints), "use a larger STEP in --vary")
 	}
@@ -153,7 +182,7 @@ func (m *Main) runSweep(ctx context.Context, o *sweepFlags, args []string) error
 	default:
 		return usageErr(fmt.Errorf("--family %q: want benign, fatal, all or partition", o.family), "a sweep measures false failovers on benign traces, the time to fence on fatal ones and split brain on partition ones")
 	}
-	for _, a := range o.vary {
+	for _, a := range o.vary.axes {
 		if a.Liveness() && cfg.Partition == 0 {
 			return usageErr(fmt.Errorf("--vary %s with --family %s: %w", a.Name, o.family, sweep.ErrNeedsPartitions), "vary it with --family partition")
 		}

@@ -7,12 +7,8 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"os/exec"
 	"strings"
 	"sync"
-	"sync/atomic"
-	"syscall"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -42,6 +38,7 @@ func (n *watchNodeFlags) repeatable()        {}
 
 // watchFlags are failsim watch's flags.
 type watchFlags struct {
+	record                                recordFlags // watch_record.go
 	nodes                                 watchNodeFlags
 	statemap, onFailover, format, metrics string
 	interval, timeout                     time.Duration
@@ -97,6 +94,7 @@ the command line is visible to every local user in /proc. No output shows a pass
 	f.StringVar(&o.policy, "policy", "automatic", "the cluster `POLICY`: automatic, manual or maintenance")
 	complete(c, "policy", "automatic", "manual", "maintenance")
 	f.DurationVar(&o.forDur, "for", 0, "stop after this `DURATION` and print the verdict (0: run until interrupted)")
+	o.record.register(f)
 	logLevelVar(c, &o.logLevel)
 	shadowWatchVars(c, &o.shadow)
 	return c
@@ -153,13 +151,18 @@ func (m *Main) runWatch(ctx context.Context, o *watchFlags) error {
 		defer stop()
 	}
 	clk := clock.New()
-	start := clk.Now()
+	start := clk.Now().Truncate(time.Millisecond) // a whole millisecond: a recording writes its times as clock times
 	tl.Start = start
-	hook := &failoverHook{cmd: o.onFailover, timeout: o.hookTimeout, start: start, names: names, stderr: m.Stderr, log: log}
+	rec, err := o.record.start(recordHeader(targets, o.interval, o.timeout, start, pol), sm, o.statemap != "", metrics, log)
+	if err != nil {
+		return err
+	}
+	hook := &failoverHook{hookCmd: hookCmd{flag: "--on-failover", cmd: o.onFailover, timeout: o.hookTimeout, stderr: m.Stderr}, start: start, names: names, log: log}
 	// The verdict explains itself with sm, the map the runtime is given and starts with.
-	run := report.NewRun(tl, sm, newLivePrinter(m.Stdout, f, start, names), metrics, hook)
+	run := report.NewRun(tl, sm, newLivePrinter(m.Stdout, f, start, names), metrics, hook, rec)
 	rt, err := monitor.New(monitor.Config{
 		Nodes: targets, Statemap: o.statemap, Map: sm, Policy: pol, Interval: o.interval, Clock: clk, Log: log,
+		Budget: o.timeout, OnOutcome: rec.OnOutcome, OnReload: rec.OnReload, // a nil rec records nothing
 		Observers: run.Observers(),
 		OnProbe:   func(_ time.Duration, i int, r monitor.Result) { metrics.Probed(i, r.Condition) },
 		Shadows:   shadows,
@@ -169,6 +172,7 @@ func (m *Main) runWatch(ctx context.Context, o *watchFlags) error {
 	}
 	log.Info().Int("nodes", len(targets)).Dur("interval", o.interval).Dur("timeout", o.timeout).Msg("watching")
 	err = rt.Run(ctx)
+	rec.Close()
 	hook.wait()
 	if err != nil {
 		return err
@@ -288,13 +292,10 @@ func (l *livePrinter) Summary(file string, r *report.Report, results []expect.Re
 
 // failoverHook runs the --on-failover command at each failover, in the background.
 type failoverHook struct {
-	cmd     string
-	timeout time.Duration // a command still running after it is killed
-	start   time.Time
-	names   []string // the nodes' names, in cluster order
-	stderr  io.Writer
-	log     zerolog.Logger
-	wg      sync.WaitGroup
+	hookCmd
+	start time.Time
+	names []string // the nodes' names, in cluster order
+	log   zerolog.Logger
 }
 
 // Event implements drive.Observer.
@@ -315,39 +316,11 @@ func (h *failoverHook) Event(ev act.Event) {
 	default:
 		return
 	}
-	cmd := exec.Command("sh", "-c", h.cmd)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // so that a kill takes what it started too
-	cmd.WaitDelay = time.Second                           // a child that keeps stderr open does not hold Wait
-	cmd.Env = append(os.Environ(),
+	h.run(h.log.With().Str("old_master", oldMaster).Logger(),
 		"FAILSIM_EVENT="+kind.String(),
 		"FAILSIM_OLD_MASTER="+oldMaster,
 		"FAILSIM_NEW_MASTER="+newMaster,
 		"FAILSIM_CONDITION="+cond.String(),
 		"FAILSIM_TIME="+h.start.Add(at).Format(time.RFC3339Nano),
 	)
-	cmd.Stdout, cmd.Stderr = h.stderr, h.stderr
-	if err := cmd.Start(); err != nil {
-		h.log.Error().Err(err).Msg("--on-failover: could not start the command")
-		return
-	}
-	h.wg.Add(1)
-	var killed atomic.Bool
-	kill := time.AfterFunc(h.timeout, func() {
-		killed.Store(true)
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	})
-	go func() {
-		defer h.wg.Done()
-		err := cmd.Wait()
-		kill.Stop()
-		switch {
-		case killed.Load():
-			h.log.Warn().Str("old_master", oldMaster).Dur("timeout", h.timeout).Msg("--on-failover command still running after --on-failover-timeout: killed")
-		case err != nil:
-			h.log.Error().Err(err).Str("old_master", oldMaster).Msg("--on-failover command failed")
-		}
-	}()
 }
-
-// wait waits for the commands still running.
-func (h *failoverHook) wait() { h.wg.Wait() }

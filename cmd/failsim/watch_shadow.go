@@ -4,11 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"sync"
-	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -37,7 +32,7 @@ func shadowWatchVars(c *cobra.Command, o *watchShadowFlags) {
 // metrics' registry, and the hook that waits for the --on-divergence commands still running;
 // nil shadows without --shadow.
 func watchShadows(ctx context.Context, o *watchShadowFlags, metrics *monitor.Metrics, names []string, stderr io.Writer, log zerolog.Logger) (*monitor.Shadows, *divergenceHook, error) {
-	hook := &divergenceHook{cmd: o.onDivergence, timeout: o.timeout, names: names, stderr: stderr, log: log}
+	hook := &divergenceHook{hookCmd: hookCmd{flag: "--on-divergence", cmd: o.onDivergence, timeout: o.timeout, stderr: stderr}, names: names, log: log}
 	if o.timeout <= 0 {
 		return nil, hook, usageErr(fmt.Errorf("--on-divergence-timeout %v: want a positive duration", o.timeout), "")
 	}
@@ -63,12 +58,9 @@ func watchShadows(ctx context.Context, o *watchShadowFlags, metrics *monitor.Met
 // failoverHook runs --on-failover's: sh -c in a process group of its own, killed with it after
 // timeout.
 type divergenceHook struct {
-	cmd     string
-	timeout time.Duration
-	names   []string // the nodes' names, in cluster order
-	stderr  io.Writer
-	log     zerolog.Logger
-	wg      sync.WaitGroup
+	hookCmd
+	names []string // the nodes' names, in cluster order
+	log   zerolog.Logger
 }
 
 // diverged starts the command for d, decided at clock time at (monitor.Shadows.OnDivergence).
@@ -80,10 +72,7 @@ func (h *divergenceHook) diverged(d shadow.Divergence, at time.Time) {
 	if d.To >= 0 {
 		to = h.names[d.To]
 	}
-	cmd := exec.Command("sh", "-c", h.cmd)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // so that a kill takes what it started too
-	cmd.WaitDelay = time.Second                           // a child that keeps stderr open does not hold Wait
-	cmd.Env = append(os.Environ(),
+	h.run(h.log.With().Str("shadow", d.Shadow).Logger(),
 		"FAILSIM_SHADOW="+d.Shadow,
 		"FAILSIM_EVENT="+d.Kind.String(),
 		"FAILSIM_SIDE="+d.Side.String(),
@@ -93,29 +82,4 @@ func (h *divergenceHook) diverged(d shadow.Divergence, at time.Time) {
 		"FAILSIM_CAUSE="+d.Cause(),
 		"FAILSIM_TIME="+at.Format(time.RFC3339Nano),
 	)
-	cmd.Stdout, cmd.Stderr = h.stderr, h.stderr
-	if err := cmd.Start(); err != nil {
-		h.log.Error().Err(err).Msg("--on-divergence: could not start the command")
-		return
-	}
-	h.wg.Add(1)
-	var killed atomic.Bool
-	kill := time.AfterFunc(h.timeout, func() {
-		killed.Store(true)
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	})
-	go func() {
-		defer h.wg.Done()
-		err := cmd.Wait()
-		kill.Stop()
-		switch {
-		case killed.Load():
-			h.log.Warn().Str("shadow", d.Shadow).Dur("timeout", h.timeout).Msg("--on-divergence command still running after --on-divergence-timeout: killed")
-		case err != nil:
-			h.log.Error().Err(err).Str("shadow", d.Shadow).Msg("--on-divergence command failed")
-		}
-	}()
 }
-
-// wait waits for the commands still running.
-func (h *divergenceHook) wait() { h.wg.Wait() }

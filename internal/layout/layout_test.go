@@ -52,6 +52,8 @@ var rank = map[string]int{
 	// The wire: the fault-injecting proxy, the servers of the live tests, and what the live
 	// side does to real replicated servers (replica) and the application's writes (writer).
 	"proxy": 12, "internal/embedded": 12, "internal/fakemysql": 12, "replica": 12, "writer": 12,
+	// watch's flight recorder: what the live engine decided from, kept as timelines.
+	"record": 12,
 	// What starts the built-in server (failsim-mysqld, which holds internal/embedded) as a child.
 	"internal/mysqld": 12,
 	// Throwaway MariaDB servers for tests; a cluster's replication links are proxy nodes.
