@@ -15,6 +15,25 @@ import (
 	"github.com/failsim/failsim/record"
 )
 
+// liveTwoNodes is a real MariaDB behind two proxy nodes, db1 and db2 (closed at cleanup), and
+// the DSN of each node's proxy; it fails rather than skips under CI=true without MariaDB.
+func liveTwoNodes(t *testing.T) (*proxy.Proxy, func(name string) string) {
+	t.Helper()
+	srv := mariadb.Need(t)
+	px, err := proxy.New(proxy.Config{Nodes: []proxy.NodeConfig{
+		{Name: "db1", Listen: "127.0.0.1:0", Upstream: srv.Addr},
+		{Name: "db2", Listen: "127.0.0.1:0", Upstream: srv.Addr},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { px.Close() })
+	return px, func(name string) string {
+		n, _ := px.Node(name)
+		return srv.DSN(n.Addr())
+	}
+}
+
 // fastStatemap fails a node after two ticks of login_response_timeout, so that a freeze fails
 // the master within the test's half minute.
 const fastStatemap = `login_response_timeout.state=timeout
@@ -48,19 +67,7 @@ func TestWatchRecordReplays(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a live run of 34 s")
 	}
-	srv := mariadb.Need(t)
-	px, err := proxy.New(proxy.Config{Nodes: []proxy.NodeConfig{
-		{Name: "db1", Listen: "127.0.0.1:0", Upstream: srv.Addr},
-		{Name: "db2", Listen: "127.0.0.1:0", Upstream: srv.Addr},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer px.Close()
-	dsn := func(name string) string {
-		n, _ := px.Node(name)
-		return srv.DSN(n.Addr())
-	}
+	px, dsn := liveTwoNodes(t)
 	dir := t.TempDir()
 	sm, rec := filepath.Join(dir, "fast.properties"), filepath.Join(dir, "rec")
 	if err := os.WriteFile(sm, []byte(fastStatemap), 0o644); err != nil {
@@ -152,19 +159,7 @@ func TestWatchRecordShadowReplays(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a live run of 30 s")
 	}
-	srv := mariadb.Need(t)
-	px, err := proxy.New(proxy.Config{Nodes: []proxy.NodeConfig{
-		{Name: "db1", Listen: "127.0.0.1:0", Upstream: srv.Addr},
-		{Name: "db2", Listen: "127.0.0.1:0", Upstream: srv.Addr},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer px.Close()
-	dsn := func(name string) string {
-		n, _ := px.Node(name)
-		return srv.DSN(n.Addr())
-	}
+	px, dsn := liveTwoNodes(t)
 	dir := t.TempDir()
 	sh, rec := filepath.Join(dir, "fast.properties"), filepath.Join(dir, "rec")
 	if err := os.WriteFile(sh, []byte(fastShadow), 0o644); err != nil {
