@@ -236,37 +236,47 @@ func (b *bound) each(f func(wireFault) bool) {
 	}
 }
 
-func (b *bound) connect(c *conn) verdict {
+// first asks the acting members in order through ask, which reports false for a member
+// without the hook; the first verdict that is not pass decides.
+func (b *bound) first(ask func(wireFault) (verdict, bool)) verdict {
 	v := pass
 	b.each(func(f wireFault) bool {
-		if h, ok := f.(onConnect); ok {
-			v = h.connect(c)
+		if got, ok := ask(f); ok {
+			v = got
 		}
 		return v == pass
 	})
 	return v
+}
+
+func (b *bound) connect(c *conn) verdict {
+	return b.first(func(f wireFault) (verdict, bool) {
+		h, ok := f.(onConnect)
+		if !ok {
+			return pass, false
+		}
+		return h.connect(c), true
+	})
 }
 
 func (b *bound) login(c *conn, st packetStart) verdict {
-	v := pass
-	b.each(func(f wireFault) bool {
-		if h, ok := f.(onLogin); ok {
-			v = h.login(c, st)
+	return b.first(func(f wireFault) (verdict, bool) {
+		h, ok := f.(onLogin)
+		if !ok {
+			return pass, false
 		}
-		return v == pass
+		return h.login(c, st), true
 	})
-	return v
 }
 
 func (b *bound) command(c *conn, st packetStart) verdict {
-	v := pass
-	b.each(func(f wireFault) bool {
-		if h, ok := f.(onCommand); ok {
-			v = h.command(c, st)
+	return b.first(func(f wireFault) (verdict, bool) {
+		h, ok := f.(onCommand)
+		if !ok {
+			return pass, false
 		}
-		return v == pass
+		return h.command(c, st), true
 	})
-	return v
 }
 
 func (b *bound) start(c *conn, triggered bool) {

@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -107,18 +106,8 @@ func (p *Proxy) Handler(token string) http.Handler {
 		}
 		mux.ServeHTTP(w, r)
 	})
-	token, err := CleanToken(token)
-	if err == nil && token == "" {
-		return api
-	}
-	want := []byte("Bearer " + token)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err != nil || subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
-			w.Header().Set("Connection", "close")
-			writeError(w, http.StatusUnauthorized, "missing or wrong control token")
-			return
-		}
-		api.ServeHTTP(w, r)
+	return withToken(token, api, func(w http.ResponseWriter) {
+		writeError(w, http.StatusUnauthorized, "missing or wrong control token")
 	})
 }
 

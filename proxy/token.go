@@ -1,7 +1,9 @@
 package proxy
 
 import (
+	"crypto/subtle"
 	"errors"
+	"net/http"
 	"strings"
 	"unicode"
 )
@@ -19,4 +21,23 @@ func CleanToken(token string) (string, error) {
 		}
 	}
 	return token, nil
+}
+
+// withToken wraps api so that every call must bear token (cleaned by CleanToken) as
+// "Authorization: Bearer TOKEN"; refused answers one that does not, its connection closed. An
+// empty token asks none; a token CleanToken refuses lets no call through.
+func withToken(token string, api http.Handler, refused func(http.ResponseWriter)) http.Handler {
+	token, err := CleanToken(token)
+	if err == nil && token == "" {
+		return api
+	}
+	want := []byte("Bearer " + token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err != nil || subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+			w.Header().Set("Connection", "close")
+			refused(w)
+			return
+		}
+		api.ServeHTTP(w, r)
+	})
 }

@@ -3,7 +3,6 @@ package proxy
 import (
 	"bytes"
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -120,18 +119,8 @@ func (p *Proxy) ToxiproxyHandler(token string) http.Handler {
 		}
 		mux.ServeHTTP(w, r)
 	})
-	token, err := CleanToken(token)
-	if err == nil && token == "" {
-		return api
-	}
-	want := []byte("Bearer " + token)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err != nil || subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
-			w.Header().Set("Connection", "close")
-			tpWriteError(w, http.StatusUnauthorized, "missing or wrong control token")
-			return
-		}
-		api.ServeHTTP(w, r)
+	return withToken(token, api, func(w http.ResponseWriter) {
+		tpWriteError(w, http.StatusUnauthorized, "missing or wrong control token")
 	})
 }
 

@@ -195,7 +195,7 @@ func (c *Cluster) setUp(ctx context.Context) error {
 					host, port, ReplUser, c.ReplPassword),
 				"START SLAVE")
 		}
-		if err := s.exec(ctx, stmts...); err != nil {
+		if err := s.Exec(ctx, stmts...); err != nil {
 			return fmt.Errorf("%s: set up: %w", c.Names[i], err)
 		}
 	}
@@ -207,8 +207,8 @@ func (c *Cluster) setUp(ctx context.Context) error {
 	return nil
 }
 
-// exec runs stmts in order on one root connection.
-func (s *Server) exec(ctx context.Context, stmts ...string) error {
+// Exec runs stmts in order on one root connection; an error names the statement that failed.
+func (s *Server) Exec(ctx context.Context, stmts ...string) error {
 	db, err := s.Root()
 	if err != nil {
 		return err

@@ -175,7 +175,7 @@ func newRig(t *testing.T, bin string) *rig {
 					int(replicaSettings.HeartbeatPeriod/time.Second), int(replicaSettings.ConnectRetry/time.Second)),
 				"START SLAVE")
 		}
-		if err := rootExec(ctx, s, stmts...); err != nil {
+		if err := s.Exec(ctx, stmts...); err != nil {
 			t.Fatalf("%s: %v", c.Names[i], err)
 		}
 	}
@@ -447,6 +447,7 @@ func (r *rig) traceViews(t *testing.T, now time.Duration, views map[string]strin
 type observed struct {
 	codes     []timedCode // the master's code at each change
 	recovered bool
+	recSeen   bool          // live: the recovery has been seen, perhaps still running
 	at        time.Duration // when the recovery was first seen
 	promoted  string        // its successor, a member's name ("" for none)
 	recCode   string        // the code it recovered
@@ -753,8 +754,9 @@ func (r *rig) readRecovery(o *observed, now time.Duration) {
 			AnalyzedInstanceKey map[string]any
 			Analysis            string
 		}
-		SuccessorKey map[string]any
-		IsSuccessful bool
+		SuccessorKey         map[string]any
+		IsSuccessful         bool
+		RecoveryEndTimestamp string // empty while the recovery runs
 	}
 	if err := r.get("audit-recovery", &recs); err != nil {
 		return
@@ -763,8 +765,14 @@ func (r *rig) readRecovery(o *observed, now time.Duration) {
 		if keyString(rc.AnalysisEntry.AnalyzedInstanceKey) != r.addrs[0] {
 			continue
 		}
-		o.recovered, o.at, o.recCode = true, now, rc.AnalysisEntry.Analysis
-		if rc.SuccessorKey != nil {
+		if !o.recSeen {
+			o.recSeen, o.at = true, now // when it was first seen, though still running
+		}
+		if rc.RecoveryEndTimestamp == "" && !rc.IsSuccessful {
+			return // still running: its successor key may be empty yet (it read ":0"); look again
+		}
+		o.recovered, o.recCode = true, rc.AnalysisEntry.Analysis
+		if rc.SuccessorKey != nil && rc.SuccessorKey["Hostname"] != "" {
 			if i, ok := r.proxies[keyString(rc.SuccessorKey)]; ok {
 				o.promoted = r.c.Names[i]
 			} else {
@@ -875,26 +883,6 @@ func freePort(t *testing.T) int {
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port
-}
-
-// rootExec runs stmts on one root connection to s.
-func rootExec(ctx context.Context, s *mariadb.Server, stmts ...string) error {
-	db, err := s.Root()
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	for _, q := range stmts {
-		if _, err := conn.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("%.60s: %w", q, err)
-		}
-	}
-	return nil
 }
 
 // waitReplicating waits until member i's replication threads both run again.
