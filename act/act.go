@@ -32,7 +32,7 @@ const (
 	SetPolicy                   // the cluster's policy becomes Policy
 	Recover                     // the operator returns the failed node to service
 	End                         // nothing changes: a timeline's "cluster end", at Config.End, which is what ends the run
-	Partition                   // the managers' network becomes Segments (nil: one network again); needs the managers as a group
+	Partition                   // the network becomes Segments (nil: one network again), the managers' only with ManagersOnly; needs the managers as a group
 	HostDown                    // the member's host goes down: its database, its manager and its pings; needs the group
 	HostUp                      // the member's host comes back: its manager starts unless it was stopped; needs the group
 	Replicate                   // the world's replication changes as Repl says (a timeline's link, lag, stream or replicator event): the driver hands it to the adapter, the engine is not told
@@ -76,6 +76,11 @@ type Action struct {
 	// Segments, for Partition: per member (nodes, then witnesses), the segment of the network
 	// its host is on; nil heals the network into one.
 	Segments []int
+	// ManagersOnly, for Partition: only the managers' network splits as Segments say (the
+	// Tungsten managers' group communication and host pings, Orchestrator's reads of the
+	// databases); the databases' own traffic (the replicas' streams, the application's
+	// connections) stays one network. False: both split alike, as a failed switch does.
+	ManagersOnly bool
 	// Repl, for Replicate: the replication model's input (repl.SetLag, SetApplyLag, SetStream
 	// or SetReplicator) that the adapter makes real.
 	Repl repl.Input

@@ -132,11 +132,20 @@ func (c *Cluster) HostUp(at time.Duration, m int) {
 
 // Partition splits the network at time at: segments gives each member's segment (members on
 // one segment reach each other, on two do not); nil heals it into one.
-func (c *Cluster) Partition(at time.Duration, segments []int) {
+func (c *Cluster) Partition(at time.Duration, segments []int) { c.partition(at, segments, false) }
+
+// PartitionManagers is Partition of the managers' network alone (act.Action.ManagersOnly): to
+// the managers it is the same split; the event it tells says so, for the replication model,
+// whose streams it does not cut.
+func (c *Cluster) PartitionManagers(at time.Duration, segments []int) {
+	c.partition(at, segments, true)
+}
+
+func (c *Cluster) partition(at time.Duration, segments []int, managersOnly bool) {
 	if segments != nil && len(segments) != len(c.net) {
 		panic(fmt.Sprintf("cluster: %d segments for %d members", len(segments), len(c.net)))
 	}
-	c.emit(&Partitioned{At: at, Segments: segments})
+	c.emit(&Partitioned{At: at, Segments: segments, ManagersOnly: managersOnly && segments != nil})
 	for m := range c.net {
 		c.net[m].Segment = 0
 		if segments != nil {

@@ -98,11 +98,13 @@ type HostChanged struct {
 	Down   bool
 }
 
-// Partitioned: the managers' network became Segments (per member, its segment), or one
-// network again (Segments nil), as the script said.
+// Partitioned: the network became Segments (per member, its segment), or one network again
+// (Segments nil), as the script said; with ManagersOnly only the managers' network did, and
+// the databases' traffic stays one network (act.Action.ManagersOnly).
 type Partitioned struct {
-	At       time.Duration
-	Segments []int
+	At           time.Duration
+	Segments     []int
+	ManagersOnly bool
 }
 
 // When implements act.Event.
@@ -122,5 +124,5 @@ func (e *HostChanged) Echoed() act.Action {
 
 // Echoed implements act.Echo: the partition the script carried out.
 func (e *Partitioned) Echoed() act.Action {
-	return act.Action{At: e.At, Kind: act.Partition, Node: -1, Segments: e.Segments}
+	return act.Action{At: e.At, Kind: act.Partition, Node: -1, Segments: e.Segments, ManagersOnly: e.ManagersOnly}
 }

@@ -114,7 +114,11 @@ func (k *Core) Apply(t time.Duration, a *act.Action) {
 		case act.HostUp:
 			k.c.HostUp(t, a.Node)
 		case act.Partition:
-			k.c.Partition(t, a.Segments)
+			if a.ManagersOnly {
+				k.c.PartitionManagers(t, a.Segments)
+			} else {
+				k.c.Partition(t, a.Segments)
+			}
 		}
 	case act.SetPolicy:
 		k.e.SetPolicy(t, a.Policy)

@@ -98,6 +98,9 @@ func (r *Recorder) groupEvent(ev act.Event, desc func() string) {
 		if ev.Segments != nil {
 			v = narrate.Segments(r.names, ev.Segments)
 		}
+		if ev.ManagersOnly {
+			v = "managers: " + v
+		}
 		g.network = set(g.network, ev.At, v, desc())
 	case *cluster.HostChanged:
 		g.on = true

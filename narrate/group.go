@@ -45,6 +45,9 @@ func describeGroup(names []string, ev act.Event) (s string, ok bool) {
 		if ev.Segments == nil {
 			return "partition heal: one network", true
 		}
+		if ev.ManagersOnly {
+			return "partition of the managers' network " + Segments(names, ev.Segments) + ": the databases' traffic passes", true
+		}
 		return "partition " + Segments(names, ev.Segments), true
 	case *fence.RecoverRefused:
 		return fmt.Sprintf("%s recover refused: %s", names[ev.Node], recoverRefused(ev)), true

@@ -116,6 +116,9 @@ func JSON(start time.Time, names []string, ev act.Event) EventJSON {
 		}
 	case *cluster.Partitioned:
 		j.Event = "partition"
+		if ev.ManagersOnly {
+			j.Event = "partition-managers"
+		}
 		if ev.Segments != nil {
 			j.Detail = Segments(names, ev.Segments)
 		}

@@ -66,20 +66,21 @@ type node struct {
 // Machine is the decision core of one run under Orchestrator's rules. Its zero value is not
 // usable: call New.
 type Machine struct {
-	cfg     Config
-	nodes   []node
-	master  int           // the master Orchestrator analyses; -1 for none
-	last    time.Duration // the last tick run; -1 before any
-	code    orchestrator.Code
-	told    [2]int // the last code and verdict told as Recovered; told[0] -1 for none
-	recent  orchestrator.Recent
-	grace   time.Duration // the emergency graceful period ends (exclusive)
-	restart time.Duration // the last emergent restart of replication; -1 for none
-	down    bool          // the master is downtimed (a timeline's maintenance policy)
-	err     error
-	out     []act.Event
-	reads   []orchestrator.ReplicaRead // analyse's, reused
-	seg     []int                      // each member's network segment during a partition; nil for one network
+	cfg       Config
+	nodes     []node
+	master    int           // the master Orchestrator analyses; -1 for none
+	last      time.Duration // the last tick run; -1 before any
+	code      orchestrator.Code
+	told      [2]int // the last code and verdict told as Recovered; told[0] -1 for none
+	recent    orchestrator.Recent
+	grace     time.Duration // the emergency graceful period ends (exclusive)
+	restart   time.Duration // the last emergent restart of replication; -1 for none
+	down      bool          // the master is downtimed (a timeline's maintenance policy)
+	err       error
+	out       []act.Event
+	reads     []orchestrator.ReplicaRead // analyse's, reused
+	seg       []int                      // each member's segment of the managers' network during a partition; nil for one network
+	dataSplit bool                       // the databases' network is split as seg too (a partition not of the managers alone)
 }
 
 // New returns a fresh machine.
@@ -106,8 +107,9 @@ func (m *Machine) Len() int { return len(m.nodes) }
 
 // Apply implements drive.Machine: a host going down takes its database with it (as fault
 // hostdown does); maintenance policy downtimes the master (Orchestrator's maintenance
-// analog); a partition cuts the replicas from a master on another segment (as blackhole: no
-// packet passes) and Orchestrator, beside Config.Near, from the nodes on other segments; the
+// analog); a partition cuts Orchestrator, beside Config.Near, from the nodes on other
+// segments, and the replicas from a master on another segment (as blackhole: no packet
+// passes) unless it splits the managers' network alone (act.Action.ManagersOnly); the
 // Tungsten managers' own actions (manager up or down, an operator's recover) mean nothing to
 // Orchestrator.
 func (m *Machine) Apply(t time.Duration, a *act.Action) {
@@ -125,14 +127,21 @@ func (m *Machine) Apply(t time.Duration, a *act.Action) {
 		if a.Segments == nil {
 			m.seg = nil
 		}
+		m.dataSplit = a.Segments != nil && !a.ManagersOnly
 		m.pathChanged(t)
 	}
 }
 
-// cut reports whether a partition separates members i and j.
+// cut reports whether a partition separates members i and j on the managers' network, which
+// Orchestrator's reads take.
 func (m *Machine) cut(i, j int) bool {
 	return m.seg != nil && i < len(m.seg) && j < len(m.seg) && m.seg[i] != m.seg[j]
 }
+
+// streamCut reports whether a partition separates members i and j on the databases' network,
+// which the replicas' streams take: a partition of the managers' network alone
+// (act.Action.ManagersOnly) cuts no stream.
+func (m *Machine) streamCut(i, j int) bool { return m.dataSplit && m.cut(i, j) }
 
 // reached is the fault Orchestrator's read of node i meets: a partition between them drops
 // every packet (as blackhole: the dial hangs), a host down is down, else the node's link fault.
@@ -206,7 +215,7 @@ func (m *Machine) path(i int) fault.Fault {
 	}
 	mm := &m.nodes[n.master]
 	switch {
-	case m.cut(i, n.master):
+	case m.streamCut(i, n.master):
 		return fault.Fault{Kind: fault.Blackhole}
 	case mm.hostDown:
 		return fault.Fault{Kind: fault.HostDown}

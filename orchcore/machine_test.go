@@ -237,3 +237,41 @@ func TestPartition(t *testing.T) {
 		t.Errorf("got:\n%swant:\n%s", got, want)
 	}
 }
+
+// TestManagersPartition: the same cut as TestPartition, of the managers' network alone
+// (act.Action.ManagersOnly): Orchestrator, beside db3, cannot read db1 or db2, but no stream
+// is cut, so db3 stays replicating and the code stays UnreachableMaster, which recovers
+// nothing, up to the heal at 300 s; after it, db1 is read again and nothing was promoted.
+func TestManagersPartition(t *testing.T) {
+	m := New(Config{Orchestrator: recovering(), Replica: orchestrator.DefaultReplica(), Nodes: 3, Master: 0, End: 400 * s, MariaDBGTID: true, Near: 2, NearOK: true, Cluster: orchestrator.Cluster{Name: "db1"}})
+	m.Apply(59*s, &act.Action{Kind: act.Partition, Segments: []int{0, 0, 1}, ManagersOnly: true})
+	var b strings.Builder
+	healed := false
+	for {
+		next, ok := m.Next()
+		if !healed && (!ok || next > 300*s) {
+			m.Apply(300*s, &act.Action{Kind: act.Partition})
+			healed, next, ok = true, 300*s, true
+		}
+		if !ok || next > 400*s {
+			break
+		}
+		m.Step(next)
+		for _, ev := range m.Ready() {
+			d, _ := Describe(names, ev)
+			b.WriteString(ev.When().String() + " " + d + "\n")
+		}
+		m.Advance()
+	}
+	want := `1m1s orchestrator: db1 last check invalid
+1m1s orchestrator: db2 last check invalid
+1m2s orchestrator: db1 UnreachableMaster (replicas 2, read 1, replicating 1, lagging 0)
+`
+	got := b.String()
+	if !strings.HasPrefix(got, want) || strings.Contains(got, "I/O thread not replicating") || strings.Contains(got, "recovery") {
+		t.Errorf("got:\n%swant first:\n%s", got, want)
+	}
+	if m.Master() != 0 || !strings.Contains(got, "orchestrator: db1 read again") {
+		t.Errorf("master %d at the end; got:\n%s", m.Master(), got)
+	}
+}

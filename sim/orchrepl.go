@@ -70,10 +70,11 @@ func orchReplOf(tl *timeline.Timeline, obs []drive.Observer) *orchRepl {
 	return r
 }
 
-// hasPartition reports whether tl partitions the network.
+// hasPartition reports whether tl partitions the databases' network (a partition of the
+// managers' network alone leaves it one).
 func hasPartition(tl *timeline.Timeline) bool {
 	for _, a := range tl.Events {
-		if a.Kind == act.Partition {
+		if a.Kind == act.Partition && a.Segments != nil && !a.ManagersOnly {
 			return true
 		}
 	}

@@ -216,7 +216,9 @@ func (r *replRun) Event(ev act.Event) {
 		r.mark()
 		r.recovered(ev.At, ev.Node, ev.Role)
 	case *cluster.Partitioned:
-		r.sides.on = r.sides.on || ev.Segments != nil
+		// A partition of the managers' network alone cuts no stream and no write: the
+		// databases stay one network (rule 64).
+		r.sides.net(ev)
 	case *fence.CopiesMerged:
 		if r.sides.on {
 			r.sides.merged = append(r.sides.merged, ev.Copy)

@@ -46,6 +46,8 @@ type sides struct {
 	cuts       []core.CutChange // the last recut's, for its space
 	told       int              // the application's target last told (repl.AppTarget)
 	c          *cluster.Cluster // the cluster, once made
+	split      bool             // the databases' network is split as seg says (cluster.Partitioned); false: one network
+	seg        []int            // per member, its segment of the databases' network while split
 	stood      core.Standing    // how the managers stood at the decision being told (core.Core.StandingAt)
 	stands     bool             // stood holds: a decision about a node's service is being told, the group made
 }
@@ -82,7 +84,7 @@ func (s *sides) masterOf(i int) int {
 // run's sides done with, whose space it reuses (check replays trace after trace).
 func newSides(n, master, near int, old *sides) sides {
 	return sides{Sides: core.NewSides(n, master, old.Sides), near: near, told: master, frozen: zeroed(old.frozen, n),
-		merged: old.merged[:0], plan: old.plan, cuts: old.cuts[:0]}
+		merged: old.merged[:0], plan: old.plan, cuts: old.cuts[:0], seg: old.seg[:0]}
 }
 
 // cluster returns the driver's cluster; nil before the group is made.
@@ -93,10 +95,19 @@ func (s *sides) cluster() *cluster.Cluster {
 	return s.c
 }
 
-// reaches reports whether members a and b are on one segment of the network.
+// net notes the databases' network a partition leaves: split as the managers' is, or, for a
+// partition of the managers' network alone, one network. The first split turns the rules
+// above on.
+func (s *sides) net(ev *cluster.Partitioned) {
+	s.split = ev.Segments != nil && !ev.ManagersOnly
+	if s.split {
+		s.seg, s.on = append(s.seg[:0], ev.Segments...), true
+	}
+}
+
+// reaches reports whether members a and b are on one segment of the databases' network.
 func (s *sides) reaches(a, b int) bool {
-	c := s.cluster()
-	return c == nil || c.Segment(a) == c.Segment(b)
+	return !s.split || s.seg[a] == s.seg[b]
 }
 
 // writableSet is the set of nodes that take writes as the managers left them

@@ -219,7 +219,11 @@ func (f *formatter) events() {
 				// The parser refuses a partition that cuts nothing; it decides as a heal.
 				f.printf("%s partition heal\n", at)
 			} else {
-				f.printf("%s partition %s\n", at, SegmentWords(f.names, ev.Segments))
+				kw := ""
+				if ev.ManagersOnly {
+					kw = "managers "
+				}
+				f.printf("%s partition %s%s\n", at, kw, SegmentWords(f.names, ev.Segments))
 			}
 		case Recover:
 			f.printf("%s %s recover\n", at, f.names[ev.Node])

@@ -185,6 +185,8 @@ replication semisync lag-cap=30s
 +1500ms db2 lag 5s
 +0s partition w db2 | db1 db3
 21:01:00 partition heal
++10s partition managers db1 | w db2 db3
++10s partition heal
 +3h db1 slow 8s
 expect failover of db1 after 2024-05-01T21:00:00.25+02:00 by 2024-05-02T01:00:00+02:00
 expect db2 shunned
@@ -205,6 +207,8 @@ replication semisync lag-cap=30s
 +1.5s db2 lag 5s
 +0s partition db1 db3 | db2 w
 21:01:00 partition heal
+21:01:10 partition managers db1 | db2 db3 w
+21:01:20 partition heal
 +3h0m0s db1 slow 8s
 
 expect failover of db1 after 2024-05-01T21:00:00.25+02:00 by 2024-05-02T01:00:00+02:00
@@ -232,6 +236,8 @@ func FuzzFormat(f *testing.F) {
 	}
 	f.Add([]byte("cluster a:master b:replica\nstart 9999-12-31T23:59:59Z\n+100y a refuse\n"))
 	f.Add([]byte(fmt.Sprintf("cluster a:master b:replica\nstart 23:59:59.999999999\n00:00:00 a stall\n%s cluster end\n", "+1ns")))
+	f.Add([]byte("cluster a:master b:replica w:witness\n00:00:01 partition managers a | b w\n00:00:09 partition managers w | a b\n+1s partition heal\n"))
+	f.Add([]byte("cluster managers:master b:replica\n00:00:01 partition managers | b\n"))
 	f.Add([]byte("cluster a:master b:replica w:witness\npromotion b=prefer\ndatacenter a=x b=y\nmanager orchestrator near w config o.json\n00:00:01 a refuse\n"))
 	f.Add([]byte("cluster a:master b:replica\n+1s a bandwidth 10KB/s upstream\n+1s b slicer 64 variation 16 delay 10us\n+1s a latency 200ms jitter 50ms\n+1s b timeout 0 downstream\n+1s a reset-peer\n+1s a limit-data 4096 upstream\n+1s b slow-close 2s\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {

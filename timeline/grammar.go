@@ -42,6 +42,7 @@ var eventForms = []form{
 	{"TIME NODE link freeze|heal", "21:16:00 db2 link freeze"},
 	{"TIME NODE replicator stop|start", "21:17:00 db2 replicator stop"},
 	{"TIME partition A B | C D", "21:18:00 partition db1 | db2 w1"},
+	{"TIME partition managers A B | C D", "21:18:30 partition managers db1 | db2 w1"},
 	{"TIME partition heal", "21:19:00 partition heal"},
 	{"TIME cluster policy MODE", "21:20:00 cluster policy maintenance"},
 	{"TIME cluster end", "22:00:00 cluster end"},

@@ -222,13 +222,22 @@ func (p *parser) liveness(args []string) error {
 
 // partition parses the words after "partition": "heal", or the members' groups separated by
 // "|", every member in exactly one.
-func (p *parser) partition(w []string) ([]int, error) {
+func (p *parser) partition(w []string) ([]int, bool, error) {
 	if len(w) == 1 && w[0] == "heal" {
-		return nil, nil
+		return nil, false, nil
 	}
-	usage := "want \"TIME partition A B | C D\" (every member once) or \"TIME partition heal\""
+	usage := "want \"TIME partition A B | C D\" (every member once), \"TIME partition heal\" or \"TIME partition managers A B | C D\" (the managers' network only)"
+	managers := false
+	if _, member := p.members["managers"]; len(w) > 0 && w[0] == "managers" && !member {
+		// Only the managers' network splits (Event.ManagersOnly); a member named
+		// "managers" keeps the word its name.
+		managers, w = true, w[1:]
+	}
 	if len(w) == 0 {
-		return nil, p.errf("partition of nothing: %s", usage)
+		return nil, false, p.errf("partition of nothing: %s", usage)
+	}
+	if managers && len(w) == 1 && w[0] == "heal" {
+		return nil, false, p.errf("partition managers heal: a heal heals the whole network; want \"TIME partition heal\"")
 	}
 	n := len(p.tl.Nodes) + len(p.tl.Witnesses)
 	seg := make([]int, n)
@@ -239,33 +248,33 @@ func (p *parser) partition(w []string) ([]int, error) {
 	for _, word := range w {
 		if word == "|" {
 			if inGroup == 0 {
-				return nil, p.errf("partition: an empty group; %s", usage)
+				return nil, false, p.errf("partition: an empty group; %s", usage)
 			}
 			cur, inGroup = cur+1, 0
 			continue
 		}
 		m, ok := p.members[word]
 		if !ok {
-			return nil, p.errf("partition: unknown member %q: the cluster has %s", word, p.memberList())
+			return nil, false, p.errf("partition: unknown member %q: the cluster has %s", word, p.memberList())
 		}
 		if seg[m] >= 0 {
-			return nil, p.errf("partition: %s is in two groups (or named twice)", word)
+			return nil, false, p.errf("partition: %s is in two groups (or named twice)", word)
 		}
 		seg[m] = cur
 		inGroup++
 	}
 	if inGroup == 0 {
-		return nil, p.errf("partition: an empty group; %s", usage)
+		return nil, false, p.errf("partition: an empty group; %s", usage)
 	}
 	if cur == 0 {
-		return nil, p.errf("partition: one group, no \"|\": that cuts nothing; %s", usage)
+		return nil, false, p.errf("partition: one group, no \"|\": that cuts nothing; %s", usage)
 	}
 	for m, s := range seg {
 		if s < 0 {
-			return nil, p.errf("partition: %s is in no group: name every member once", p.memberName(m))
+			return nil, false, p.errf("partition: %s is in no group: name every member once", p.memberName(m))
 		}
 	}
-	return seg, nil
+	return seg, managers, nil
 }
 
 // memberName is member m's name.
@@ -545,11 +554,11 @@ func (p *parser) event(w []string) error {
 	ev := Event{At: at, Line: p.line, Node: -1}
 	target, rest := w[1], w[2:]
 	if target == "partition" {
-		seg, err := p.partition(rest)
+		seg, managers, err := p.partition(rest)
 		if err != nil {
 			return err
 		}
-		ev.Kind, ev.Segments = Partition, seg
+		ev.Kind, ev.Segments, ev.ManagersOnly = Partition, seg, managers
 		if p.tl.Group == 0 {
 			p.tl.Group = p.line
 		}

@@ -339,6 +339,9 @@ expect no primary at 10:02:00
 	if evs[1].Kind != timeline.Partition || evs[1].Segments != nil {
 		t.Errorf("heal %+v", evs[1])
 	}
+	if evs[0].ManagersOnly || evs[1].ManagersOnly {
+		t.Errorf("a partition of the whole network read as the managers' only: %+v", evs[:2])
+	}
 	if evs[2].Kind != timeline.HostDown || evs[2].Node != 1 || evs[3].Kind != timeline.HostDown || evs[3].Node != 3 || evs[4].Kind != timeline.ManagerUp || evs[4].Node != 3 || evs[5].Kind != timeline.HostUp {
 		t.Errorf("host and witness events %+v", evs[2:])
 	}
@@ -376,6 +379,9 @@ func TestGroupErrors(t *testing.T) {
 		{c + "10:00:00 partition db1 db2 db3 w1 |\n", "t.timeline:2: partition: an empty group"},
 		{c + "10:00:00 partition db1 | db2 db3 w9\n", "t.timeline:2: partition: unknown member \"w9\": the cluster has db1, db2, db3, w1"},
 		{c + "10:00:00 partition now please\n", "t.timeline:2: partition: unknown member \"now\""},
+		{c + "10:00:00 partition managers heal\n", "t.timeline:2: partition managers heal: a heal heals the whole network"},
+		{c + "10:00:00 partition managers\n", "t.timeline:2: partition of nothing"},
+		{c + "10:00:00 partition managers db1 db2 db3 w1\n", "t.timeline:2: partition: one group, no \"|\""},
 		{c + "10:00:00 w1 freeze\n", "t.timeline:2: w1 is a witness: a manager with no database"},
 		{c + "10:00:00 w1 recover\n", "t.timeline:2: w1 is a witness: a manager with no database"},
 		{c + "10:00:00 db1 host\n", "t.timeline:2: want \"db1 host down\" or \"db1 host up\""},
@@ -414,5 +420,27 @@ func TestByteOrderMark(t *testing.T) {
 	_, err = timeline.Parse("t.timeline", []byte("cluster db1:master\n"+bom+"00:00:10 db1 freeze\n"))
 	if err == nil || !strings.HasPrefix(err.Error(), "t.timeline:2: ") {
 		t.Errorf("a BOM on line 2: %v, want an error at line 2", err)
+	}
+}
+
+// TestParseManagersPartition: "partition managers" splits the managers' network only; a member
+// named "managers" keeps the word its name.
+func TestParseManagersPartition(t *testing.T) {
+	tl, err := timeline.Parse("m.timeline", []byte("cluster db1:master db2:replica w1:witness\n10:00:05 partition managers db1 | db2 w1\n10:01:00 partition heal\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := tl.Events[0]; e.Kind != timeline.Partition || !e.ManagersOnly || !slices.Equal(e.Segments, []int{0, 1, 1}) {
+		t.Errorf("managers' partition %+v", e)
+	}
+	if e := tl.Events[1]; e.Kind != timeline.Partition || e.ManagersOnly || e.Segments != nil {
+		t.Errorf("heal %+v", e)
+	}
+	tl, err = timeline.Parse("n.timeline", []byte("cluster managers:master db2:replica\n10:00:05 partition managers | db2\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := tl.Events[0]; e.ManagersOnly || !slices.Equal(e.Segments, []int{0, 1}) {
+		t.Errorf("a member named managers: %+v", e)
 	}
 }
