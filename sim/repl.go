@@ -217,7 +217,7 @@ func (r *replRun) Event(ev act.Event) {
 		r.recovered(ev.At, ev.Node, ev.Role)
 	case *cluster.Partitioned:
 		// A partition of the managers' network alone cuts no stream and no write: the
-		// databases stay one network (rule 64).
+		// databases stay one network (rule 86).
 		r.sides.net(ev)
 	case *fence.CopiesMerged:
 		if r.sides.on {
