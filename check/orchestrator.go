@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,8 +35,10 @@ import (
 //     OrchMeaningless says why, and a run asked for one refuses it.
 //
 // The traces are generated for Orchestrator (check's generator draws faults from a statemap,
-// and its benign traces are slow replies, which the Orchestrator model does not read), and
-// not shrunk: the first violating trace is returned as generated.
+// and its benign traces are slow replies, which the Orchestrator model does not read). Each
+// property's first violating trace is shrunk by check's own Shrink, whose candidates must stay
+// traces of their family (orchFamily): a benign trace whose heal was dropped would be a death,
+// and its failover no false one.
 
 // OrchConfig is one run of failsim check --manager orchestrator.
 type OrchConfig struct {
@@ -57,6 +60,9 @@ type OrchResult struct {
 	First      []int                // per property: the first violating trace, -1 for none
 	Why        []string             // per property: the first violation's verdict
 	Trace      []*timeline.Timeline // per property: the first violating trace, nil for none
+	Shrunk     []*timeline.Timeline // per property: that trace shrunk (Shrink), nil for none
+	ShrunkWhy  []string             // per property: the shrunk trace's violation
+	Replays    []int                // per property: the candidates Shrink replayed
 	Traces     int
 }
 
@@ -122,7 +128,8 @@ func RunOrchestrator(ctx context.Context, cfg OrchConfig) (*OrchResult, error) {
 		}
 	}
 	res := &OrchResult{Properties: specs, Violated: make([]int, len(specs)), First: make([]int, len(specs)),
-		Why: make([]string, len(specs)), Trace: make([]*timeline.Timeline, len(specs)), Traces: cfg.Traces}
+		Why: make([]string, len(specs)), Trace: make([]*timeline.Timeline, len(specs)), Traces: cfg.Traces,
+		Shrunk: make([]*timeline.Timeline, len(specs)), ShrunkWhy: make([]string, len(specs)), Replays: make([]int, len(specs))}
 	for k := range res.First {
 		res.First[k] = -1
 	}
@@ -148,7 +155,83 @@ func RunOrchestrator(ctx context.Context, cfg OrchConfig) (*OrchResult, error) {
 			}
 		}
 	}
+	for k, tl := range res.Trace {
+		if tl == nil {
+			continue
+		}
+		shrunk, why, n, err := shrinkOrch(ctx, tl, cfg, specs[k])
+		if err != nil {
+			return nil, err
+		}
+		res.Shrunk[k], res.ShrunkWhy[k], res.Replays[k] = shrunk, why, n
+	}
 	return res, nil
+}
+
+// shrinkOrch shrinks tl, a trace of cfg's family that violates s, to a smaller one of the same
+// family that still does: it returns it, its violation and how many candidates Shrink
+// replayed; ctx's error once ctx is done.
+func shrinkOrch(ctx context.Context, tl *timeline.Timeline, cfg OrchConfig, s property.Spec) (*timeline.Timeline, string, int, error) {
+	violation := func(c *timeline.Timeline) string {
+		death, ok := orchFamily(c, cfg.Family)
+		if !ok {
+			return ""
+		}
+		whys, err := judgeOrch(c, death, cfg, []property.Spec{s})
+		if err != nil {
+			return ""
+		}
+		return whys[0]
+	}
+	if violation(tl) == "" {
+		panic(fmt.Sprintf("check: a trace that violated %s under orchestrator does not when judged again", s))
+	}
+	shrunk, n, err := Shrink(ctx, tl, func(c *timeline.Timeline) bool { return violation(c) != "" })
+	if err != nil {
+		return nil, "", n, err
+	}
+	return shrunk, violation(shrunk), n, nil
+}
+
+// orchFamily reports whether tl is a trace of family f as orchTrace makes them, which a shrunk
+// candidate must stay for its violation to mean what the property says, and returns a fatal
+// trace's death: two nodes or more, db1 the master; on db1 only faults, each one of
+// orchBenign healed by db1's next event, a freeze or blackhole healed within a heartbeat
+// period; a fatal trace's last event on db1 one of orchFatal, held to the end (its death).
+func orchFamily(tl *timeline.Timeline, f Family) (orchDeath, bool) {
+	if len(tl.Nodes) < 2 || tl.Nodes[0].Role != fence.Master {
+		return orchDeath{}, false
+	}
+	var on []timeline.Event // db1's
+	for _, e := range tl.Events {
+		if e.Node == 0 {
+			if e.Kind != timeline.SetFault {
+				return orchDeath{}, false
+			}
+			on = append(on, e)
+		}
+	}
+	var death orchDeath
+	if f == Fatal {
+		if len(on) == 0 || !slices.Contains(orchFatal, on[len(on)-1].Fault) {
+			return orchDeath{}, false
+		}
+		last := on[len(on)-1]
+		death, on = orchDeath{At: last.At, F: last.Fault, ok: true}, on[:len(on)-1]
+	}
+	hb := orchestrator.DefaultReplica().HeartbeatPeriod
+	for i, e := range on {
+		if e.Fault.Kind == fault.Heal {
+			continue
+		}
+		if !slices.Contains(orchBenign, e.Fault) || i+1 == len(on) || on[i+1].Fault.Kind != fault.Heal {
+			return orchDeath{}, false
+		}
+		if silent := e.Fault.Kind == fault.Freeze || e.Fault.Kind == fault.Blackhole; silent && on[i+1].At-e.At >= hb {
+			return orchDeath{}, false
+		}
+	}
+	return death, true
 }
 
 // orchDeath is the fatal fault of a trace: on the master from At to the end.

@@ -17,8 +17,8 @@ import (
 
 // runCheckManager is failsim check --manager NAME: tungsten is the check of a statemap, and
 // orchestrator judges the properties under Orchestrator's rules (check.RunOrchestrator): per
-// family, each property's count of violating traces and its first violation, written to --out
-// as a timeline that failsim replay replays under Orchestrator. A property that means nothing
+// family, each property's count of violating traces and its first violation, shrunk and
+// written to --out as a timeline that failsim replay replays under Orchestrator. A property that means nothing
 // under Orchestrator is bad input, with why.
 func (m *Main) runCheckManager(ctx context.Context, c *cobra.Command, o *checkFlags) error {
 	name := o.manager.name
@@ -85,13 +85,15 @@ func (m *Main) runCheckManager(ctx context.Context, c *cobra.Command, o *checkFl
 				continue
 			}
 			violated = true
-			tl := res.Trace[k]
+			tl := res.Shrunk[k]
 			tl.Manager = "orchestrator"
 			path := filepath.Join(o.out, fmt.Sprintf("orchestrator-%s-%s-seed%d-trace%d.timeline", f, s.Name, o.seed, res.First[k]))
 			if err := output.WriteFile(path, timeline.Format(tl)); err != nil {
 				return err
 			}
-			fmt.Fprintf(m.Stdout, "  VIOLATED  %s: %d of %d traces; the first, trace %d: %s\n    written to %s (not shrunk)\n", s, res.Violated[k], res.Traces, res.First[k], res.Why[k], path)
+			fmt.Fprintf(m.Stdout, "  VIOLATED  %s: %d of %d traces; the first, trace %d: %s\n", s, res.Violated[k], res.Traces, res.First[k], res.Why[k])
+			fmt.Fprintf(m.Stdout, "  shrunk in %d replays to %s on %s over %s:\n    %s\n    written to %s\n", res.Replays[k],
+				check.Plural(check.Events(tl), "event"), check.Plural(len(tl.Nodes), "node"), tl.End, res.ShrunkWhy[k], path)
 		}
 		log := m.Stderr
 		fmt.Fprintf(log, "failsim: note: family %s: %d traces judged in %s\n", f, res.Traces, time.Since(start).Round(time.Millisecond))
