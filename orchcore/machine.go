@@ -56,6 +56,8 @@ type node struct {
 	check     orchestrator.Check
 	valid     bool // the last told validity
 	reading   bool
+	pooled    bool // Orchestrator holds a connection to it: its last read ended well (orchestrator.ReadUnder)
+	onPool    bool // the read under way is on that connection
 	readStart time.Duration
 	// The last successful read's findings.
 	io, sql  bool
@@ -90,7 +92,7 @@ func New(cfg Config) *Machine {
 	for i := range m.nodes {
 		n := &m.nodes[i]
 		n.master, n.flowStop, n.valid, n.ioTold = cfg.Master, statemap.Never, true, true
-		n.io, n.sql = true, true
+		n.io, n.sql, n.pooled = true, true, true
 		if i == cfg.Master {
 			n.master = -1
 		}
@@ -163,7 +165,7 @@ func (m *Machine) Fault(t time.Duration, i int, f fault.Fault) {
 		return
 	}
 	m.before(t)
-	if _, err := orchestrator.ReadUnder(m.cfg.Orchestrator, f); err != nil {
+	if _, err := orchestrator.ReadUnder(m.cfg.Orchestrator, f, true); err != nil {
 		m.err = err
 		return
 	}

@@ -204,7 +204,7 @@ func TestFailOnLag(t *testing.T) {
 
 // TestPartition: Orchestrator beside db3, the master db1 cut from db2 and db3: db1 is read as
 // through a blackhole (invalid a second into the read at 60 s, UnreachableMaster when the
-// dial fails at 62 s), db3's stream times out 60 s
+// read on the pooled connection times out at 70 s), db3's stream times out 60 s
 // after its last heartbeat (at 30 s), and db2, on db1's side, cannot be read (a replica's
 // hanging read counts as read until it fails: inst/analysis_dao.go:195-200 looks at
 // last_checked alone): at 91 s DeadMasterAndSomeReplicas, and with recovery on, db3 is
@@ -227,7 +227,7 @@ func TestPartition(t *testing.T) {
 	}
 	want := `1m1s orchestrator: db1 last check invalid
 1m1s orchestrator: db2 last check invalid
-1m2s orchestrator: db1 UnreachableMaster (replicas 2, read 1, replicating 1, lagging 0)
+1m10s orchestrator: db1 UnreachableMaster (replicas 2, read 1, replicating 1, lagging 0)
 1m30s db3 I/O thread not replicating
 1m31s orchestrator: db1 DeadMasterAndSomeReplicas (replicas 2, read 1, replicating 0, lagging 0)
 1m31s orchestrator: db1 DeadMasterAndSomeReplicas: recovery promotes db3, loses db2
@@ -265,7 +265,7 @@ func TestManagersPartition(t *testing.T) {
 	}
 	want := `1m1s orchestrator: db1 last check invalid
 1m1s orchestrator: db2 last check invalid
-1m2s orchestrator: db1 UnreachableMaster (replicas 2, read 1, replicating 1, lagging 0)
+1m10s orchestrator: db1 UnreachableMaster (replicas 2, read 1, replicating 1, lagging 0)
 `
 	got := b.String()
 	if !strings.HasPrefix(got, want) || strings.Contains(got, "I/O thread not replicating") || strings.Contains(got, "recovery") {

@@ -138,7 +138,11 @@ func (m *Machine) tick(t time.Duration) {
 func (m *Machine) read(t time.Duration, i int, emergent bool) {
 	c := m.cfg.Orchestrator
 	n := &m.nodes[i]
-	r, err := orchestrator.ReadUnder(c, m.reached(i))
+	pooled := n.pooled
+	if n.reading {
+		pooled = n.onPool
+	}
+	r, err := orchestrator.ReadUnder(c, m.reached(i), pooled)
 	if err != nil {
 		m.err = err
 		return
@@ -147,13 +151,13 @@ func (m *Machine) read(t time.Duration, i int, emergent bool) {
 		switch {
 		case r.OK: // healed during the read: the held bytes go through
 			n.check = n.check.End(n.readStart, orchestrator.Read{OK: true, Took: t - n.readStart})
-			n.reading = false
+			n.reading, n.pooled = false, true
 			m.found(t, i)
 		default:
 			n.check = n.check.Start(n.readStart, t)
 			if t-n.readStart >= r.Took {
 				n.check = n.check.End(n.readStart, orchestrator.Read{Took: t - n.readStart})
-				n.reading = false
+				n.reading, n.pooled = false, false // the driver closes a connection that timed out
 			}
 		}
 		m.noteValid(t, i)
@@ -166,11 +170,13 @@ func (m *Machine) read(t time.Duration, i int, emergent bool) {
 	n.readStart = t
 	if r.OK {
 		n.check = n.check.End(t, r)
+		n.pooled = true
 		m.found(t, i)
 	} else if r.Took == 0 {
 		n.check = n.check.End(t, r)
+		n.pooled = false
 	} else {
-		n.reading = true
+		n.reading, n.onPool = true, pooled
 	}
 	m.noteValid(t, i)
 }

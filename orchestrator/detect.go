@@ -54,7 +54,7 @@ func DetectionOf(c Config, r Replica, f fault.Fault, at time.Duration) (Detectio
 	// good read's last_check_partial_success (1, inst/instance_dao.go:2560), under which an
 	// invalid master with replicating replicas is NoProblem (inst/analysis_dao.go:515-522)
 	// until the read fails and stores none (:974), at the tick after.
-	rd, _ := ReadUnder(c, f)
+	rd, _ := ReadUnder(c, f, true)
 	pi := max(mi, TickAtOrAfter(r0+rd.Took, HealthPoll))
 	d.Unreachable = pi
 	var s time.Duration

@@ -103,9 +103,9 @@ func TestMasterInvalidAfter(t *testing.T) {
 		{"error at once", def, 3 * s, fault.Error, 6 * s, true},
 		{"freeze: noted hanging a second into the read", def, 3 * s, fault.Freeze, 7 * s, true},
 		{"stall likewise", def, 3 * s, fault.Stall, 7 * s, true},
-		{"blackhole likewise (before its 2 s dial timeout)", def, 3 * s, fault.Blackhole, 7 * s, true},
+		{"blackhole likewise (its pooled connection hangs)", def, 3 * s, fault.Blackhole, 7 * s, true},
 		{"freeze with 5 s of reasonable check: the read timeout", slowCheck, 3 * s, fault.Freeze, 16 * s, true},
-		{"blackhole with 5 s of reasonable check: the dial timeout", slowCheck, 3 * s, fault.Blackhole, 8 * s, true},
+		{"blackhole with 5 s of reasonable check: the read timeout on the pooled connection", slowCheck, 3 * s, fault.Blackhole, 16 * s, true},
 		{"InstancePollSeconds 1: refuse", fast, 3 * s, fault.Refuse, 4 * s, true},
 		{"InstancePollSeconds 1: freeze", fast, 3 * s, fault.Freeze, 5 * s, true},
 		{"no fault", def, 3 * s, fault.Heal, 0, false},
@@ -140,5 +140,27 @@ func TestBoundsOf(t *testing.T) {
 	}
 	if _, ok, _ := BoundsOf(c, r, fault.Fault{}); ok {
 		t.Error("heal detected")
+	}
+}
+
+// TestReadUnderPool: a blackhole hangs the connection Orchestrator holds until the read
+// timeout, and a dial until the dial timeout; the other faults end a read alike either way.
+func TestReadUnderPool(t *testing.T) {
+	c := Defaults()
+	for _, tc := range []struct {
+		k              fault.Kind
+		pooled, dialed Read
+	}{
+		{fault.Blackhole, Read{Took: c.DiscoveryReadTimeout}, Read{Took: c.ConnectTimeout}},
+		{fault.Freeze, Read{Took: c.DiscoveryReadTimeout}, Read{Took: c.DiscoveryReadTimeout}},
+		{fault.Stall, Read{Took: c.DiscoveryReadTimeout}, Read{Took: c.DiscoveryReadTimeout}},
+		{fault.Refuse, Read{}, Read{}},
+		{fault.Heal, Read{OK: true}, Read{OK: true}},
+	} {
+		p, err1 := ReadUnder(c, fault.Fault{Kind: tc.k}, true)
+		d, err2 := ReadUnder(c, fault.Fault{Kind: tc.k}, false)
+		if err1 != nil || err2 != nil || p != tc.pooled || d != tc.dialed {
+			t.Errorf("%s: pooled %+v, dialled %+v; want %+v, %+v", tc.k, p, d, tc.pooled, tc.dialed)
+		}
 	}
 }

@@ -78,6 +78,25 @@ func masterMode(m string) func(r *rig, on bool) error {
 	}
 }
 
+// managersCut cuts Orchestrator's reads of the members given, as a partition of the managers'
+// network alone does (timeline "partition managers"): their proxy nodes, which Orchestrator
+// reads through, drop every packet (blackhole), and the replicas' links, which replicate
+// around them, are untouched.
+func managersCut(members ...int) func(r *rig, on bool) error {
+	return func(r *rig, on bool) error {
+		mode := mustMode("blackhole")
+		if !on {
+			mode = mustMode("heal")
+		}
+		for _, j := range members {
+			if err := r.p.SetMode(r.c.Names[j], mode); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
 // linkFreeze freezes (or heals) the replication links of the replicas given.
 func linkFreeze(replicas ...int) func(r *rig, on bool) error {
 	return func(r *rig, on bool) error {
@@ -122,6 +141,7 @@ func TestOrchestratorConformance(t *testing.T) {
 		{name: "stall", events: "%s db1 stall", set: masterMode("stall"), window: 15 * time.Second},
 		{name: "replica-link-freeze", events: "%s db2 link freeze", set: linkFreeze(1), window: 12 * time.Second, silent: true},
 		{name: "all-links-freeze", events: "%s db2 link freeze\n%s db3 link freeze", set: linkFreeze(1, 2), window: 12 * time.Second, silent: true},
+		{name: "managers-partition", events: "%s partition managers db1 | db2 db3", set: managersCut(0), window: 12 * time.Second},
 		{name: "freeze", events: "%s db1 freeze", set: masterMode("freeze"), window: 20 * time.Second, silent: true},
 	}, {
 		{name: "hard-death", events: "%s db1 refuse", set: masterMode("refuse"), window: 12 * time.Second},
@@ -651,7 +671,8 @@ func (r *rig) model(t *testing.T, fc faultCase) observed {
 		return fmt.Sprintf("%02d:%02d:%02d", s/3600, s/60%60, s%60)
 	}
 	ev := strings.ReplaceAll(fc.events, "%s", clock(lead))
-	text := "cluster db1:master db2:replica db3:replica\npromotion db3=prefer\n\n" + ev + "\n" +
+	// Orchestrator's host stands beside db2: only a partition moves it off db1's segment.
+	text := "cluster db1:master db2:replica db3:replica\npromotion db3=prefer\nmanager orchestrator near db2\n\n" + ev + "\n" +
 		clock(lead+fc.window+10*time.Second) + " cluster end\n"
 	tl, err := timeline.Parse(fc.name+".timeline", []byte(text))
 	if err != nil {
