@@ -213,18 +213,7 @@ func TestPartition(t *testing.T) {
 	m := New(Config{Orchestrator: recovering(), Replica: orchestrator.DefaultReplica(), Nodes: 3, Master: 0, End: 300 * s, MariaDBGTID: true, Near: 2, NearOK: true, Cluster: orchestrator.Cluster{Name: "db1"}})
 	m.Apply(59*s, &act.Action{Kind: act.Partition, Segments: []int{0, 0, 1}})
 	var b strings.Builder
-	for {
-		next, ok := m.Next()
-		if !ok || next > 120*s {
-			break
-		}
-		m.Step(next)
-		for _, ev := range m.Ready() {
-			d, _ := Describe(names, ev)
-			b.WriteString(ev.When().String() + " " + d + "\n")
-		}
-		m.Advance()
-	}
+	stepUntil(m, 120*s, &b)
 	want := `1m1s orchestrator: db1 last check invalid
 1m1s orchestrator: db2 last check invalid
 1m10s orchestrator: db1 UnreachableMaster (replicas 2, read 1, replicating 1, lagging 0)
@@ -246,23 +235,9 @@ func TestManagersPartition(t *testing.T) {
 	m := New(Config{Orchestrator: recovering(), Replica: orchestrator.DefaultReplica(), Nodes: 3, Master: 0, End: 400 * s, MariaDBGTID: true, Near: 2, NearOK: true, Cluster: orchestrator.Cluster{Name: "db1"}})
 	m.Apply(59*s, &act.Action{Kind: act.Partition, Segments: []int{0, 0, 1}, ManagersOnly: true})
 	var b strings.Builder
-	healed := false
-	for {
-		next, ok := m.Next()
-		if !healed && (!ok || next > 300*s) {
-			m.Apply(300*s, &act.Action{Kind: act.Partition})
-			healed, next, ok = true, 300*s, true
-		}
-		if !ok || next > 400*s {
-			break
-		}
-		m.Step(next)
-		for _, ev := range m.Ready() {
-			d, _ := Describe(names, ev)
-			b.WriteString(ev.When().String() + " " + d + "\n")
-		}
-		m.Advance()
-	}
+	stepUntil(m, 299*s, &b)
+	m.Apply(300*s, &act.Action{Kind: act.Partition})
+	stepUntil(m, 400*s, &b)
 	want := `1m1s orchestrator: db1 last check invalid
 1m1s orchestrator: db2 last check invalid
 1m10s orchestrator: db1 UnreachableMaster (replicas 2, read 1, replicating 1, lagging 0)
@@ -273,5 +248,22 @@ func TestManagersPartition(t *testing.T) {
 	}
 	if m.Master() != 0 || !strings.Contains(got, "orchestrator: db1 read again") {
 		t.Errorf("master %d at the end; got:\n%s", m.Master(), got)
+	}
+}
+
+// stepUntil steps m through its own ticks up to end, writing each event in words, prefixed by
+// its time, to b.
+func stepUntil(m *Machine, end time.Duration, b *strings.Builder) {
+	for {
+		next, ok := m.Next()
+		if !ok || next > end {
+			return
+		}
+		m.Step(next)
+		for _, ev := range m.Ready() {
+			d, _ := Describe(names, ev)
+			b.WriteString(ev.When().String() + " " + d + "\n")
+		}
+		m.Advance()
 	}
 }
