@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/failsim/failsim/act"
@@ -177,6 +178,9 @@ func RunOrchestrator(w io.Writer, tl *timeline.Timeline, cfg orchestrator.Config
 		master = names[i]
 	}
 	fmt.Fprintf(bw, "verdict: orchestrator: %s; master %s, %s at the end\n", verdict, master, m.Code())
+	for _, l := range p.because() {
+		fmt.Fprintf(bw, "  %s\n", l)
+	}
 	switch {
 	case p.final != nil:
 		for _, l := range report.ClientView(tl.Start, p.final) {
@@ -188,7 +192,8 @@ func RunOrchestrator(w io.Writer, tl *timeline.Timeline, cfg orchestrator.Config
 	return bw.Flush()
 }
 
-// orchPrinter writes each event of an Orchestrator run as a line.
+// orchPrinter writes each event of an Orchestrator run as a line, and keeps what the verdict
+// says why: each master's problem codes and the recovery ticks' verdicts on them.
 type orchPrinter struct {
 	w         *bufio.Writer
 	start     time.Time
@@ -196,6 +201,69 @@ type orchPrinter struct {
 	line      []byte
 	failovers int
 	final     *repl.Final // the replication model's summary, told at the end; nil for none
+	spells    []orchSpell
+}
+
+// orchSpell is a master's analysis code from At to To (until the master's next code; -1: to
+// the end), with what the recovery ticks did about it.
+type orchSpell struct {
+	orchcore.Analysed
+	to        time.Duration
+	recovered []string
+}
+
+// because says why the run ended as it did, a line per problem code a master was analysed
+// with: the code, its span and counts, and the recovery it started or why none.
+func (p *orchPrinter) because() []string {
+	var out []string
+	for _, sp := range p.spells {
+		if sp.Code == orchestrator.NoProblem {
+			continue
+		}
+		to := "the end"
+		if sp.to >= 0 {
+			to = timeline.Clock(p.start, sp.to)
+		}
+		word := "because"
+		if len(out) > 0 {
+			word = "then"
+		}
+		l := fmt.Sprintf("%s %s was %s from %s to %s (replicas %d, read %d, replicating %d, lagging %d)", word, p.names[sp.Master], sp.Code,
+			timeline.Clock(p.start, sp.At), to, sp.Replicas, sp.ValidReplicas, sp.ValidReplicating, sp.Lagging)
+		switch {
+		case len(sp.recovered) > 0:
+			l += ": " + strings.Join(sp.recovered, "; ")
+		case orchestrator.ActionOf(sp.Code, false) == orchestrator.Detect:
+			l += ": a code that starts no recovery (checkAndRecoverGenericProblem, logic/topology_recovery.go:1742-1751)"
+		}
+		out = append(out, l)
+	}
+	if len(out) == 0 {
+		out = append(out, "because no master's analysis found a problem")
+	}
+	return out
+}
+
+// analysed notes a master's code changing.
+func (p *orchPrinter) analysed(ev *orchcore.Analysed) {
+	for i := len(p.spells) - 1; i >= 0; i-- {
+		if sp := &p.spells[i]; sp.Master == ev.Master {
+			sp.to = ev.At
+			break
+		}
+	}
+	p.spells = append(p.spells, orchSpell{Analysed: *ev, to: -1})
+}
+
+// recovered notes a recovery tick's verdict on the code it was of.
+func (p *orchPrinter) recovered(ev *orchcore.Recovered, said string) {
+	for i := len(p.spells) - 1; i >= 0; i-- {
+		if sp := &p.spells[i]; sp.Master == ev.Failed && sp.Code == ev.Code {
+			_, what, _ := strings.Cut(said, fmt.Sprintf("%s %s: ", p.names[ev.Failed], ev.Code))
+			sp.recovered = append(sp.recovered, what)
+			return
+		}
+	}
 }
 
 // Event implements drive.Observer.
@@ -210,8 +278,15 @@ func (p *orchPrinter) Event(ev act.Event) {
 	} else {
 		p.line = narrate.AppendDescribe(p.line, p.names, ev)
 	}
-	if r, ok := ev.(*orchcore.Recovered); ok && r.Verdict == orchestrator.Runs && r.Node >= 0 {
-		p.failovers++
+	switch e := ev.(type) {
+	case *orchcore.Analysed:
+		p.analysed(e)
+	case *orchcore.Recovered:
+		if e.Verdict == orchestrator.Runs && e.Node >= 0 {
+			p.failovers++
+		}
+		s, _ := orchcore.Describe(p.names, ev)
+		p.recovered(e, s)
 	}
 	p.w.Write(append(p.line, '\n'))
 }
