@@ -106,10 +106,31 @@ type Driver struct {
 // (no call made into it yet) and driven by this driver alone; every node starts with its
 // manager up and its first probe due at t=0.
 func New(m Machine, cfg Config, obs ...Observer) *Driver {
+	return NewReusing(nil, m, cfg, obs...)
+}
+
+// NewReusing is New that reuses the space of old, a driver done with (nothing it handed out,
+// nor old itself, is used again), for a caller that drives run after run on one goroutine
+// (sim.Replayer): the driver it returns is old itself, made fresh, exactly as New makes one. A
+// nil old is New.
+func NewReusing(old *Driver, m Machine, cfg Config, obs ...Observer) *Driver {
 	if cfg.Interval <= 0 {
 		panic(fmt.Sprintf("drive: probe interval %v", cfg.Interval))
 	}
-	d := &Driver{m: m, cfg: cfg, obs: obs, inst: Instants(obs), view: m.View(), quiet: m.Quiet(), nodes: make([]prober, m.Len()), foresee: cfg.Foresee != nil}
+	d := old
+	if d == nil {
+		d = &Driver{}
+	}
+	nodes, inst, faults, repls, starts := d.nodes, d.inst[:0], d.faults[:0], d.repls[:0], d.starts[:0]
+	clear(d.inst[:cap(d.inst)])
+	clear(d.repls[:cap(d.repls)])
+	for _, o := range obs {
+		if i, ok := o.(InstantObserver); ok {
+			inst = append(inst, i) // Instants(obs), into the old space
+		}
+	}
+	*d = Driver{m: m, cfg: cfg, obs: obs, inst: inst, view: m.View(), quiet: m.Quiet(), nodes: zeroed(nodes, m.Len()), foresee: cfg.Foresee != nil,
+		faults: faults, repls: repls, starts: starts}
 	for i := range d.nodes {
 		d.nodes[i].set(idle, 0)
 	}
@@ -122,6 +143,16 @@ func New(m Machine, cfg Config, obs ...Observer) *Driver {
 		}
 	}
 	return d
+}
+
+// zeroed returns s with n zero elements, reusing its space when it has room.
+func zeroed[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
 }
 
 // Next returns the instant the driver must run next: the earliest of the next action, the next
