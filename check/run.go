@@ -225,6 +225,7 @@ func (r *replayer) run(seed uint64, i int) []int {
 	if err != nil {
 		panic("check: the properties checked at start no longer build: " + err.Error())
 	}
+	r.sim.Sparse = set.Sparse() // the same for every trace: the properties are
 	r.sim.Replay(tl, r.m, set)
 	r.hit = r.hit[:0]
 	for k := range r.specs {

@@ -38,6 +38,15 @@ type Config struct {
 	// probe it does run, exactly where that would have started. Nil in a live run: real probes
 	// cannot be foreseen, and must all run.
 	Foresee func(f fault.Fault) act.Outcome
+	// Sparse, with Foresee, lets the driver skip a node's probes that would change nothing past
+	// the script's fault changes on other nodes too, which cannot change what the node's probes
+	// do: only a fault change on the node itself and any other action bound the skip. What is
+	// decided, when, and the engine at every instant the observers are told of are exactly as
+	// without it; the instants at which the skipped probes would have run, deciding nothing,
+	// are left out. Set it only when the observers judge what is decided and the engine as it
+	// stands, not which instants they are told of beyond those at which something is decided
+	// (property.Set.Sparse).
+	Sparse bool
 	// EveryTick makes every timekeeper tick one by one and tells the observers of each, even one
 	// that decides nothing (the live runtime: its metrics and report follow the alarms' counts
 	// tick by tick). Without it a tick at which no alarm can expire is not made but accounted for

@@ -36,6 +36,7 @@ type prober struct {
 	next     time.Duration      // done: when the next probe starts once the outcome has counted
 	cond     statemap.Condition // done: its outcome
 	foreseen act.Outcome        // what a probe started now would end in (Config.Foresee)
+	bound    int                // Config.Sparse: the script's next action that bounds a skip of the node's probes, or one before it
 }
 
 // set puts the probe schedule in phase ph, with the time that phase waits for: the next start
@@ -126,11 +127,15 @@ func (d *Driver) start(t time.Duration) {
 }
 
 // skip skips the probes of node i, starting with the one starting at t, that would change
-// nothing (fence.Engine.Steady) and finish before the next action, and, while the group is not
-// quiet, by its next tick: only an action, a tick of the group or a tick of the engine can
-// change the engine's view of the node, and Steady bounds the engine's ticks. The schedule jumps to the
-// first probe it does not skip, exactly where it would have started; the result is the same as
-// running the skipped probes, without their instants.
+// nothing (fence.Engine.Steady) and finish before the next action (with Config.Sparse, the next
+// that is no fault change on another node), and, while the group is not quiet, by its next
+// tick: only an action, a tick of the group or a tick of the engine can change the engine's
+// view of the node, and Steady bounds the engine's ticks. (A fault changed on another node
+// changes only what that node's probes end in; what those probes decide touches no node's
+// view but theirs and a failover's candidate's role, which Steady does not read; and the group,
+// while quiet, is stepped by actions alone.) The schedule jumps to the first probe it does not
+// skip, exactly where it would have started; the result is the same as running the skipped
+// probes, without their instants.
 func (d *Driver) skip(t time.Duration, i int, p *prober) bool {
 	o := p.foreseen
 	steady, until := d.m.Steady(i, o.Condition)
@@ -138,8 +143,8 @@ func (d *Driver) skip(t time.Duration, i int, p *prober) bool {
 		return false
 	}
 	limit := d.cfg.End // a probe finishing after the end does not matter
-	if d.acted != Never {
-		limit = d.acted - 1 // a probe finishing at the action's instant counts after it
+	if at := d.boundAt(i, p); at != Never {
+		limit = at - 1 // a probe finishing at the action's instant counts after it
 	}
 	if !d.quiet {
 		// The group's next tick may change the node's copy of the cluster's state (a merge, a
@@ -152,6 +157,26 @@ func (d *Driver) skip(t time.Duration, i int, p *prober) bool {
 		p.set(idle, next)
 	}
 	return ok
+}
+
+// boundAt returns the time of the script's next action that bounds a skip of node i's probes:
+// the next action, or with Config.Sparse the next that is no fault change on another node;
+// Never for none.
+func (d *Driver) boundAt(i int, p *prober) time.Duration {
+	if !d.cfg.Sparse {
+		return d.acted
+	}
+	k := max(p.bound, d.act) // the actions from p.bound to the next bound are no bound of i's
+	for ; k < len(d.cfg.Script); k++ {
+		if a := &d.cfg.Script[k]; a.Kind != act.SetFault || a.Node == i {
+			break
+		}
+	}
+	p.bound = k
+	if k == len(d.cfg.Script) {
+		return Never
+	}
+	return d.cfg.Script[k].At
 }
 
 // finished records that p's probe, started at p.started, ends at time at in condition c: the

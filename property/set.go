@@ -59,6 +59,26 @@ func (s *Set) Instant(at time.Duration, e fence.View) {
 	}
 }
 
+// Sparse reports whether the set's verdicts depend only on what is decided and on the engine as
+// it stands at the instants at which something is decided, checkpoints and the end, not on
+// which other instants the set is told of (drive.Config.Sparse): true unless it judges a
+// property whose verdict names the time at which a look found it (no-split-brain,
+// minority-shuns-within, majority-keeps-writer-within), which an instant at which nothing is
+// decided may move. Of the others, each that looks again while something lasts (self-heal-resets
+// while an alarm is held, detects-death-within while it watches a fault) finds at an instant
+// at which nothing is decided what it found at the last one at which something was, or a
+// deadline that passed, which it reports at the deadline, at whichever instant finds it; and
+// each of the rest looks once, at the end of an instant at which something was decided.
+func (s *Set) Sparse() bool {
+	for _, p := range s.props {
+		switch p.(type) {
+		case *noSplitBrain, *minorityShuns, *majorityKeepsWriter:
+			return false
+		}
+	}
+	return true
+}
+
 // Violated reports whether the i-th property of the set, in the order of the specs, is
 // violated, and its first violation (Property.Verdict).
 func (s *Set) Violated(i int) (bool, string) {

@@ -78,6 +78,12 @@ type spare struct {
 // newRunnerReusing is newRunner that reuses old's space, if not nil (a Replayer's); wrap, if not
 // nil, puts a machine around the core for the driver (the shadows beside it, sim/shadow.go).
 func newRunnerReusing(ctx context.Context, tl *timeline.Timeline, m *statemap.Map, obs []drive.Observer, old *spare, wrap func(*core.Core) drive.Machine) *runner {
+	return newRunnerSparse(ctx, tl, m, obs, old, wrap, false)
+}
+
+// newRunnerSparse is newRunnerReusing whose driver, with sparse and no replication model, is
+// drive.Config.Sparse (Replayer.Sparse).
+func newRunnerSparse(ctx context.Context, tl *timeline.Timeline, m *statemap.Map, obs []drive.Observer, old *spare, wrap func(*core.Core) drive.Machine, sparse bool) *runner {
 	if old == nil {
 		old = &spare{}
 	}
@@ -110,6 +116,7 @@ func newRunnerReusing(ctx context.Context, tl *timeline.Timeline, m *statemap.Ma
 		Checkpoints: tl.Checkpoints(),
 		End:         tl.End,
 		Foresee:     foresee,
+		Sparse:      sparse && rr == nil, // the replication model is told of every instant
 		Wake:        wake,
 	}, obs...)
 	if rr != nil {

@@ -16,12 +16,17 @@ import (
 // its batches, the driver, and the fault model. What it replays, and tells the observers, is
 // exactly what Replay does. Its zero value is ready to use; it is not safe for concurrent use.
 type Replayer struct {
-	spare spare // the last replay's model run, engine, core, driver and runner, done with; zero before any
+	// Sparse replays a timeline with no replication model under drive.Config.Sparse: set it
+	// only for observers that judge what is decided and the engine as it stands, not which
+	// instants they are told of beyond those at which something is decided (property.Set.Sparse).
+	// What is decided, and when, is the same either way.
+	Sparse bool
+	spare  spare // the last replay's model run, engine, core, driver and runner, done with; zero before any
 }
 
 // Replay is sim.Replay, reusing p's space. The engine it returns is valid until the next call.
 func (p *Replayer) Replay(tl *timeline.Timeline, m *statemap.Map, obs ...drive.Observer) *fence.Engine {
-	r := newRunnerReusing(context.Background(), tl, m, obs, &p.spare, nil)
+	r := newRunnerSparse(context.Background(), tl, m, obs, &p.spare, nil, p.Sparse)
 	if r.repl != nil {
 		p.spare.repl = r.repl
 	}
