@@ -38,13 +38,14 @@ type Config struct {
 	// probe it does run, exactly where that would have started. Nil in a live run: real probes
 	// cannot be foreseen, and must all run.
 	Foresee func(f fault.Fault) act.Outcome
-	// Sparse, with Foresee, lets the driver skip a node's probes that would change nothing past
-	// the script's fault changes on other nodes too, which cannot change what the node's probes
-	// do: only a fault change on the node itself and any other action bound the skip. What is
-	// decided, when, and the engine at every instant the observers are told of are exactly as
-	// without it; the instants at which the skipped probes would have run, deciding nothing,
+	// Sparse tells the observers of no instant at which nothing is decided but checkpoints, the
+	// end and those Wake names, and, with Foresee, lets the driver skip a node's probes that
+	// would change nothing past the script's fault changes on other nodes too, which cannot
+	// change what the node's probes do: only a fault change on the node itself and any other
+	// action bound the skip. What is decided, when, and the engine at every instant the
+	// observers are told of are exactly as without it; the instants at which nothing is decided
 	// are left out. Set it only when the observers judge what is decided and the engine as it
-	// stands, not which instants they are told of beyond those at which something is decided
+	// stands at the instants at which something is, not which other instants they are told of
 	// (property.Set.Sparse).
 	Sparse bool
 	// EveryTick makes every timekeeper tick one by one and tells the observers of each, even one
@@ -95,8 +96,11 @@ type Driver struct {
 	lone   bool          // the open instant is a tick alone, already made
 	told   bool          // the lone tick decided something: the observers are told of it
 	ended  bool
-	late   int // outcomes due at the open instant, of probes started before it, for Close to count
-	once   int // outcomes due at the open instant, of probes started at it, for Close to count
+	// decided: the observers were told of an event at the open instant (Config.Sparse tells
+	// them of no other instant but checkpoints and the end)
+	decided bool
+	late    int // outcomes due at the open instant, of probes started before it, for Close to count
+	once    int // outcomes due at the open instant, of probes started at it, for Close to count
 
 	fresh  bool          // next, tick and due hold: nothing changed since they were worked out
 	next   time.Duration // the next instant
@@ -204,7 +208,7 @@ func (d *Driver) Begin(t time.Duration) Work {
 		d.told = d.flush() || d.cfg.EveryTick
 		return Work{At: t}
 	}
-	d.lone = false
+	d.lone, d.decided = false, false
 	d.late, d.once = 0, 0
 	d.faults, d.repls, d.starts = d.faults[:0], d.repls[:0], d.starts[:0]
 	d.catchUp(t)
@@ -271,7 +275,9 @@ func (d *Driver) Close() {
 		d.tickAt(t)
 		d.flush()
 	}
-	d.observe(t)
+	if !d.cfg.Sparse || d.decided || t >= d.cfg.End || d.checkpointAt(t) || t == d.woke {
+		d.observe(t)
+	}
 	for d.cp < len(d.cfg.Checkpoints) && d.cfg.Checkpoints[d.cp] <= t {
 		d.cp++
 	}

@@ -130,6 +130,7 @@ func (d *Driver) flush() bool {
 		}
 	}
 	d.m.Advance()
+	d.decided = true
 	return true
 }
 
