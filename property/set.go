@@ -14,9 +14,11 @@ import (
 // the events of its topics (every event, for a property that is no Subscriber), and asks it to
 // look at the engine at the end of an instant only when it asked to. Its zero value judges none.
 type Set struct {
-	props []Property
-	look  []bool   // per property: it looks at the end of this instant
-	subs  []Topics // per property: the topics it is told of
+	props   []Property
+	look    []bool   // per property: it looks at the end of this instant
+	subs    []Topics // per property: the topics it is told of
+	all     Topics   // the union of subs: the topics some property is told of
+	looking int      // how many of look are true
 }
 
 // NewSet returns the properties specs, fresh, for one run of tr. A property may be named once.
@@ -36,25 +38,35 @@ func NewSet(tr Trace, specs ...Spec) (*Set, error) {
 		if sub, ok := p.(Subscriber); ok {
 			s.subs[i] = sub.Topics()
 		}
+		s.all |= s.subs[i]
 	}
+	s.looking = len(specs)
 	return s, nil
 }
 
 // Event implements drive.Observer.
 func (s *Set) Event(ev act.Event) {
 	t := Topics(1) << TopicOf(ev)
+	if s.all&t == 0 {
+		return // no property is told of it
+	}
 	for i, p := range s.props {
-		if s.subs[i]&t != 0 && p.Event(ev) {
+		if s.subs[i]&t != 0 && p.Event(ev) && !s.look[i] {
 			s.look[i] = true
+			s.looking++
 		}
 	}
 }
 
 // Instant implements drive.InstantObserver.
 func (s *Set) Instant(at time.Duration, e fence.View) {
+	if s.looking == 0 {
+		return // none asked to look
+	}
 	for i, p := range s.props {
-		if s.look[i] {
-			s.look[i] = p.Look(at, e)
+		if s.look[i] && !p.Look(at, e) {
+			s.look[i] = false
+			s.looking--
 		}
 	}
 }
