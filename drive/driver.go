@@ -226,6 +226,9 @@ func (d *Driver) Begin(t time.Duration) Work {
 	if starts {
 		d.start(t)
 	}
+	if d.cfg.Sparse && d.foresee && d.quiet {
+		d.ahead(t)
+	}
 	return Work{At: t, Faults: d.faults, Repls: d.repls, Starts: d.starts}
 }
 
