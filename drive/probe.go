@@ -37,13 +37,14 @@ type prober struct {
 	cond     statemap.Condition // done: its outcome
 	foreseen act.Outcome        // what a probe started now would end in (Config.Foresee)
 	ahead    bool               // idle: Driver.ahead has looked at the start at startAt
+	run      bool               // idle: Driver.ahead found the start at startAt is not skipped
 	bound    int                // Config.Sparse: the script's next action that bounds a skip of the node's probes, or one before it
 }
 
 // set puts the probe schedule in phase ph, with the time that phase waits for: the next start
 // when idle, the outcome's count when done; ignored otherwise.
 func (p *prober) set(ph phase, at time.Duration) {
-	p.phase, p.ahead = ph, false
+	p.phase, p.ahead, p.run = ph, false, false
 	p.startAt, p.countAt = Never, Never
 	switch ph {
 	case idle:
@@ -106,7 +107,7 @@ func (d *Driver) start(t time.Duration) {
 			continue
 		}
 		if d.foresee {
-			if d.skip(t, i, p) {
+			if !p.run && d.skip(t, i, p) {
 				continue
 			}
 			// The driver runs the probe itself, in virtual time: it ends as foreseen.
@@ -163,14 +164,15 @@ func (d *Driver) skip(t time.Duration, i int, p *prober) bool {
 // ahead, under Config.Sparse at instant t, does now what the start of the next probe of each
 // node would do, where no action changes the node's view by then: it skips the probes skip
 // would at that start, or starts one that ends later, for an instant at which nothing is
-// decided the observers are not told of. What Steady says of the node now it says at that
-// start, with the group quiet: the group is stepped by actions alone, the other nodes' probes
-// and the ticks change nothing Steady reads of the node but by an expiry of the node's alarms,
-// and a probe is started ahead only when no alarm expires by its start (skip bounds what it
-// skips by the expiry of the alarm it holds on to). The same probes are skipped and run, at
-// the same times, without the instants at their start. Each start is looked at once.
+// decided the observers are not told of; a probe that ends at once it marks to run at its
+// start without asking skip again. What Steady says of the node now it says at that start,
+// with the group quiet: the group is stepped by actions alone, and the other nodes' probes and
+// the ticks change nothing Steady reads of the node but by an expiry of the node's alarms,
+// which can only make a probe that would change something one that would not (the node
+// fenced); and running a probe that would change nothing is skipping it, probe by probe. The
+// same probes are skipped and run, to the same effect, without the instants at their start.
+// Each start is looked at once.
 func (d *Driver) ahead(t time.Duration) {
-	expiry, asked := Never, false // the first tick at which an alarm can expire
 	for i := range d.nodes {
 		p := &d.nodes[i]
 		for range 2 { // a skip's resumption is looked at again at once
@@ -182,22 +184,18 @@ func (d *Driver) ahead(t time.Duration) {
 				continue
 			}
 			p.ahead = true
-			if p.foreseen.Took == 0 || d.boundAt(i, p) <= at {
+			if d.boundAt(i, p) <= at {
+				break // an action may change the node's view first
+			}
+			if p.foreseen.Took == 0 {
+				p.run = true // it counts at its start, which is an instant at which it decides
 				break
 			}
-			if !asked {
-				asked = true
-				if n, ok := d.m.TicksToExpiry(); ok {
-					expiry = statemap.NthTick(d.ticked, n)
-				}
-			}
-			if at < expiry {
-				// The probe starting at at, which skip would not skip then either, ends
-				// later: its start decides nothing.
-				p.started = at
-				p.seq++
-				d.finished(p, at+p.foreseen.Took, p.foreseen.Condition)
-			}
+			// The probe starting at at, which skip would not skip then, ends later: its start
+			// decides nothing.
+			p.started = at
+			p.seq++
+			d.finished(p, at+p.foreseen.Took, p.foreseen.Condition)
 			break
 		}
 	}
