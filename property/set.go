@@ -14,6 +14,8 @@ import (
 // the events of its topics (every event, for a property that is no Subscriber), and asks it to
 // look at the engine at the end of an instant only when it asked to. Its zero value judges none.
 type Set struct {
+	tr      Trace
+	specs   []Spec
 	props   []Property
 	look    []bool   // per property: it looks at the end of this instant
 	subs    []Topics // per property: the topics it is told of
@@ -23,7 +25,7 @@ type Set struct {
 
 // NewSet returns the properties specs, fresh, for one run of tr. A property may be named once.
 func NewSet(tr Trace, specs ...Spec) (*Set, error) {
-	s := &Set{props: make([]Property, 0, len(specs)), look: make([]bool, len(specs)), subs: make([]Topics, len(specs))}
+	s := &Set{tr: tr, specs: specs, props: make([]Property, 0, len(specs)), look: make([]bool, len(specs)), subs: make([]Topics, len(specs))}
 	for i, sp := range specs {
 		if slices.ContainsFunc(specs[:i], func(o Spec) bool { return o.Name == sp.Name }) {
 			return nil, fmt.Errorf("property %s is named twice", sp.Name)
@@ -42,6 +44,28 @@ func NewSet(tr Trace, specs ...Spec) (*Set, error) {
 	}
 	s.looking = len(specs)
 	return s, nil
+}
+
+// Renew makes s's properties fresh for another run of the same Trace, as NewSet made them:
+// what they judged of the last run is forgotten. A caller judging run after run on one
+// goroutine (failsim check) renews one Set rather than making one a run; a property that can
+// be made fresh in place is, reusing its space, and any other is made anew.
+func (s *Set) Renew() {
+	for i, p := range s.props {
+		if r, ok := p.(renewer); ok {
+			r.renew(s.tr)
+		} else {
+			s.props[i], _ = New(s.specs[i], s.tr) // it was made from this spec once: it builds
+		}
+		s.look[i] = true
+	}
+	s.looking = len(s.props)
+}
+
+// renewer is a Property that can be made fresh in place, for another run of tr: exactly as New
+// made it, but for the space it reuses.
+type renewer interface {
+	renew(tr Trace)
 }
 
 // Event implements drive.Observer.
