@@ -82,6 +82,10 @@ func NewReusing(e *fence.Engine, g *cluster.Config, old *Core) *Core {
 	return old
 }
 
+// Passive implements drive.Passive: the core decides, and its engine's TicksToExpiry changes,
+// only in Apply, Probe, CatchUp and Tick.
+func (k *Core) Passive() {}
+
 // Len is the number of nodes.
 func (k *Core) Len() int { return k.e.Len() }
 

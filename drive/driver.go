@@ -99,6 +99,14 @@ type Driver struct {
 	// decided: the observers were told of an event at the open instant (Config.Sparse tells
 	// them of no other instant but checkpoints and the end)
 	decided bool
+	// faulted, under Config.Sparse: per action of the script, the node whose fault it changes,
+	// -1 for any other action
+	faulted []int32
+	passive bool  // the machine is a Passive one
+	called  bool  // passive: a call that may decide was made into the machine since the last Ready
+	expiry  int64 // passive, with expOK: what TicksToExpiry said, since no call that changes it
+	expHas  bool
+	expOK   bool
 	late    int // outcomes due at the open instant, of probes started before it, for Close to count
 	once    int // outcomes due at the open instant, of probes started at it, for Close to count
 
@@ -134,7 +142,7 @@ func NewReusing(old *Driver, m Machine, cfg Config, obs ...Observer) *Driver {
 	if d == nil {
 		d = &Driver{}
 	}
-	nodes, inst, faults, repls, starts := d.nodes, d.inst[:0], d.faults[:0], d.repls[:0], d.starts[:0]
+	nodes, inst, faults, repls, starts, faulted := d.nodes, d.inst[:0], d.faults[:0], d.repls[:0], d.starts[:0], d.faulted[:0]
 	clear(d.inst[:cap(d.inst)])
 	clear(d.repls[:cap(d.repls)])
 	for _, o := range obs {
@@ -144,6 +152,18 @@ func NewReusing(old *Driver, m Machine, cfg Config, obs ...Observer) *Driver {
 	}
 	*d = Driver{m: m, cfg: cfg, obs: obs, inst: inst, view: m.View(), quiet: m.Quiet(), nodes: zeroed(nodes, m.Len()), foresee: cfg.Foresee != nil,
 		faults: faults, repls: repls, starts: starts}
+	_, d.passive = m.(Passive)
+	d.called = true
+	if cfg.Sparse {
+		for k := range cfg.Script {
+			node := int32(-1)
+			if a := &cfg.Script[k]; a.Kind == act.SetFault {
+				node = int32(a.Node)
+			}
+			faulted = append(faulted, node)
+		}
+		d.faulted = faulted
+	}
 	for i := range d.nodes {
 		d.nodes[i].set(idle, 0)
 	}

@@ -39,6 +39,8 @@ type prober struct {
 	ahead    bool               // idle: Driver.ahead has looked at the start at startAt
 	run      bool               // idle: Driver.ahead found the start at startAt is not skipped
 	bound    int                // Config.Sparse: the script's next action that bounds a skip of the node's probes, or one before it
+	boundAt  time.Duration      // with boundOK, the time of the action bound is, Never for none
+	boundOK  bool               // bound is the next action that bounds, not one before it
 }
 
 // set puts the probe schedule in phase ph, with the time that phase waits for: the next start
@@ -96,6 +98,7 @@ func (d *Driver) counted(t time.Duration, i int, c statemap.Condition) {
 	}
 	if c != NoOutcome {
 		d.m.Probe(t, i, c)
+		d.mutated()
 	}
 }
 
@@ -208,17 +211,18 @@ func (d *Driver) boundAt(i int, p *prober) time.Duration {
 	if !d.cfg.Sparse {
 		return d.acted
 	}
+	if p.bound >= d.act && p.boundOK {
+		return p.boundAt // not passed yet: still the next
+	}
 	k := max(p.bound, d.act) // the actions from p.bound to the next bound are no bound of i's
-	for ; k < len(d.cfg.Script); k++ {
-		if a := &d.cfg.Script[k]; a.Kind != act.SetFault || a.Node == i {
-			break
-		}
+	for k < len(d.faulted) && d.faulted[k] >= 0 && int(d.faulted[k]) != i {
+		k++
 	}
-	p.bound = k
-	if k == len(d.cfg.Script) {
-		return Never
+	p.bound, p.boundAt, p.boundOK = k, Never, true
+	if k < len(d.faulted) {
+		p.boundAt = d.cfg.Script[k].At
 	}
-	return d.cfg.Script[k].At
+	return p.boundAt
 }
 
 // finished records that p's probe, started at p.started, ends at time at in condition c: the
