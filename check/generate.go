@@ -298,14 +298,13 @@ func (buf *traceBuf) sortKeys(keys []uint64) []uint64 {
 			lo, mid, hi := runs[p], runs[min(p+1, m)], runs[min(p+2, m)]
 			i, j, k := lo, mid, lo
 			for i < mid && j < hi {
-				if a[i] < a[j] {
-					b[k] = a[i]
-					i++
-				} else {
-					b[k] = a[j]
-					j++
+				x, y := a[i], a[j]
+				left := 0 // 1 when x goes first: written without a branch, which the merge's order would mispredict half the time
+				if x < y {
+					left = 1
 				}
-				k++
+				b[k] = min(x, y)
+				i, j, k = i+left, j+1-left, k+1
 			}
 			k += copy(b[k:], a[i:mid])
 			copy(b[k:], a[j:hi])
