@@ -42,9 +42,11 @@ type Config struct {
 	// end and those Wake names, and, with Foresee, lets the driver skip a node's probes that
 	// would change nothing past the script's fault changes on other nodes too, which cannot
 	// change what the node's probes do: only a fault change on the node itself and any other
-	// action bound the skip. What is decided, when, and the engine at every instant the
-	// observers are told of are exactly as without it; the instants at which nothing is decided
-	// are left out. Set it only when the observers judge what is decided and the engine as it
+	// action bound the skip; and, at the end of each instant, it does what each node's next
+	// probe start would do where nothing changes the node's view by then (skip its probes, or
+	// start one that ends later), sparing the instant at that start. What is decided, when, and
+	// the engine at every instant the observers are told of are exactly as without it; the
+	// instants at which nothing is decided are left out. Set it only when the observers judge what is decided and the engine as it
 	// stands at the instants at which something is, not which other instants they are told of
 	// (property.Set.Sparse).
 	Sparse bool
