@@ -168,6 +168,7 @@ func NewReusing(old *Driver, m Machine, cfg Config, obs ...Observer) *Driver {
 	}
 	for i := range d.nodes {
 		d.nodes[i].set(idle, 0)
+		d.nodes[i].aheadAt = -1
 	}
 	d.act = -1
 	d.advance()

@@ -52,14 +52,16 @@ func (d *Driver) mutated() { d.called, d.expOK = true, false }
 // ticksToExpiry is the machine's TicksToExpiry, asked again of a passive machine only after a
 // call that may change it.
 func (d *Driver) ticksToExpiry() (int64, bool) {
-	if !d.passive {
-		return d.m.TicksToExpiry()
-	}
 	if !d.expOK {
-		d.expiry, d.expHas = d.m.TicksToExpiry()
-		d.expOK = true
+		d.askExpiry()
 	}
 	return d.expiry, d.expHas
+}
+
+// askExpiry asks the machine's TicksToExpiry, and keeps the answer of a passive one.
+func (d *Driver) askExpiry() {
+	d.expiry, d.expHas = d.m.TicksToExpiry()
+	d.expOK = d.passive
 }
 
 func (d *Driver) actionAt(t time.Duration) bool {

@@ -30,23 +30,23 @@ const (
 type prober struct {
 	startAt  time.Duration // idle: when the next probe starts; Never in any other phase
 	countAt  time.Duration // done: when the outcome counts; Never in any other phase
+	seq      uint64        // the number of the probe under way: bumped by each start and when the manager stops, so a late outcome is known for stale
+	started  time.Duration // the last probe's start
+	next     time.Duration // done: when the next probe starts once the outcome has counted
+	foreseen act.Outcome   // what a probe started now would end in (Config.Foresee)
 	phase    phase
-	seq      uint64             // the number of the probe under way: bumped by each start and when the manager stops, so a late outcome is known for stale
-	started  time.Duration      // the last probe's start
-	next     time.Duration      // done: when the next probe starts once the outcome has counted
 	cond     statemap.Condition // done: its outcome
-	foreseen act.Outcome        // what a probe started now would end in (Config.Foresee)
-	ahead    bool               // idle: Driver.ahead has looked at the start at startAt
-	run      bool               // idle: Driver.ahead found the start at startAt is not skipped
-	bound    int                // Config.Sparse: the script's next action that bounds a skip of the node's probes, or one before it
-	boundAt  time.Duration      // with boundOK, the time of the action bound is, Never for none
+	run      bool               // with aheadAt == startAt: Driver.ahead found that start is not skipped (a mark left from an earlier start at the same time only runs a probe skip might have skipped: the same)
 	boundOK  bool               // bound is the next action that bounds, not one before it
+	bound    int                // Config.Sparse: the script's next action that bounds a skip of the node's probes, or one before it
+	aheadAt  time.Duration      // the last start Driver.ahead looked at; -1 for none
+	boundAt  time.Duration      // with boundOK, the time of the action bound is, Never for none
 }
 
 // set puts the probe schedule in phase ph, with the time that phase waits for: the next start
 // when idle, the outcome's count when done; ignored otherwise.
 func (p *prober) set(ph phase, at time.Duration) {
-	p.phase, p.ahead, p.run = ph, false, false
+	p.phase = ph
 	p.startAt, p.countAt = Never, Never
 	switch ph {
 	case idle:
@@ -110,7 +110,7 @@ func (d *Driver) start(t time.Duration) {
 			continue
 		}
 		if d.foresee {
-			if !p.run && d.skip(t, i, p) {
+			if !(p.run && p.aheadAt == p.startAt) && d.skip(t, i, p) {
 				continue
 			}
 			// The driver runs the probe itself, in virtual time: it ends as foreseen.
@@ -148,7 +148,11 @@ func (d *Driver) skip(t time.Duration, i int, p *prober) bool {
 		return false
 	}
 	limit := d.cfg.End // a probe finishing after the end does not matter
-	if at := d.boundAt(i, p); at != Never {
+	at := d.acted
+	if d.cfg.Sparse {
+		at = d.boundAt(i, p)
+	}
+	if at != Never {
 		limit = at - 1 // a probe finishing at the action's instant counts after it
 	}
 	if !d.quiet {
@@ -180,13 +184,13 @@ func (d *Driver) ahead(t time.Duration) {
 		p := &d.nodes[i]
 		for range 2 { // a skip's resumption is looked at again at once
 			at := p.startAt
-			if p.phase != idle || p.ahead || at <= t || at == Never {
+			if p.phase != idle || p.aheadAt == at || at <= t || at == Never {
 				break
 			}
 			if d.skip(at, i, p) {
 				continue
 			}
-			p.ahead = true
+			p.aheadAt, p.run = at, false
 			if d.boundAt(i, p) <= at {
 				break // an action may change the node's view first
 			}
