@@ -212,19 +212,32 @@ type replayer struct {
 	hit   []int
 	buf   traceBuf
 	sim   sim.Replayer
+	set   *property.Set // the properties, renewed for each trace; nil before the first
+	pcg   rand.PCG      // the source of the trace replayed, seeded anew for each (TraceRand)
+	rng   *rand.Rand    // over pcg
 }
 
 func newReplayer(g *Generator, m *statemap.Map, specs []property.Spec) *replayer {
-	return &replayer{g: g, m: m, specs: specs, trace: g.propertyTrace()}
+	r := &replayer{g: g, m: m, specs: specs, trace: g.propertyTrace()}
+	r.rng = rand.New(&r.pcg)
+	return r
 }
 
 // run replays trace i of seed and returns the indexes of the properties it violates.
 func (r *replayer) run(seed uint64, i int) []int {
-	tl := r.g.traceInto(&r.buf, TraceRand(seed, i))
-	set, err := property.NewSet(r.trace, r.specs...)
-	if err != nil {
-		panic("check: the properties checked at start no longer build: " + err.Error())
+	r.pcg.Seed(seed, uint64(i)) // r.rng is TraceRand(seed, i)
+	tl := r.g.traceInto(&r.buf, r.rng)
+	if r.set == nil {
+		set, err := property.NewSet(r.trace, r.specs...)
+		if err != nil {
+			panic("check: the properties checked at start no longer build: " + err.Error())
+		}
+		r.set = set
+		r.sim.Sparse = set.Sparse() // the same for every trace: the properties are
+	} else {
+		r.set.Renew()
 	}
+	set := r.set
 	r.sim.Replay(tl, r.m, set)
 	r.hit = r.hit[:0]
 	for k := range r.specs {

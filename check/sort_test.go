@@ -31,3 +31,28 @@ func TestSortEventsIsAStableSortByTime(t *testing.T) {
 		}
 	}
 }
+
+// TestSortKeysMergesRuns: sortKeys sorts keys made in a few sorted runs, as a trace's are, and
+// any others, as slices.Sort does.
+func TestSortKeysMergesRuns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var buf traceBuf
+	for range 2000 {
+		var keys []uint64
+		for range rng.IntN(12) {
+			at := uint64(rng.IntN(1000))
+			for range rng.IntN(40) {
+				at += uint64(rng.IntN(50))
+				keys = append(keys, at<<20|uint64(len(keys))) // distinct, as sortEvents' are
+			}
+		}
+		if rng.IntN(4) == 0 {
+			rng.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+		}
+		want := slices.Clone(keys)
+		slices.Sort(want)
+		if got := buf.sortKeys(slices.Clone(keys)); !slices.Equal(got, want) {
+			t.Fatalf("sortKeys(%v) = %v, want %v", keys, got, want)
+		}
+	}
+}

@@ -66,6 +66,26 @@ func (k *Core) Reuse(old *Core) {
 	k.views = old.views[:0]
 }
 
+// NewReusing is New followed by Reuse(old) that makes old itself the fresh core, rather than
+// allocating one: old is done with, and nothing it handed out, nor old itself, is read again.
+// A nil old is New.
+func NewReusing(e *fence.Engine, g *cluster.Config, old *Core) *Core {
+	if old == nil {
+		return New(e, g)
+	}
+	spare := *old
+	*old = Core{e: e}
+	if g != nil {
+		old.group, old.grouped = *g, true
+	}
+	old.Reuse(&spare)
+	return old
+}
+
+// Passive implements drive.Passive: the core decides, and its engine's TicksToExpiry changes,
+// only in Apply, Probe, CatchUp and Tick.
+func (k *Core) Passive() {}
+
 // Len is the number of nodes.
 func (k *Core) Len() int { return k.e.Len() }
 

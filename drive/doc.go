@@ -25,4 +25,9 @@
 // accounted for with the next one (fence.Engine.Ticks), and, when the adapter gives the driver
 // the fault model (Config.Foresee), a probe that would change nothing is not run
 // (fence.Engine.Steady). A live run foresees nothing: its probes are real and are all run.
+// Observers that judge only what is decided, and the engine where something is, may let a
+// simulated run go further (Config.Sparse): a node's probes that change nothing are skipped
+// past other nodes' fault changes too, a probe's start that decides nothing is done ahead,
+// where nothing can change the node's view by then, rather than at an instant of its own, and
+// no instant at which nothing is decided is told to them.
 package drive

@@ -38,6 +38,18 @@ type Config struct {
 	// probe it does run, exactly where that would have started. Nil in a live run: real probes
 	// cannot be foreseen, and must all run.
 	Foresee func(f fault.Fault) act.Outcome
+	// Sparse tells the observers of no instant at which nothing is decided but checkpoints, the
+	// end and those Wake names, and, with Foresee, lets the driver skip a node's probes that
+	// would change nothing past the script's fault changes on other nodes too, which cannot
+	// change what the node's probes do: only a fault change on the node itself and any other
+	// action bound the skip; and, at the end of each instant, it does what each node's next
+	// probe start would do where nothing changes the node's view by then (skip its probes, or
+	// start one that ends later), sparing the instant at that start. What is decided, when, and
+	// the engine at every instant the observers are told of are exactly as without it; the
+	// instants at which nothing is decided are left out. Set it only when the observers judge what is decided and the engine as it
+	// stands at the instants at which something is, not which other instants they are told of
+	// (property.Set.Sparse).
+	Sparse bool
 	// EveryTick makes every timekeeper tick one by one and tells the observers of each, even one
 	// that decides nothing (the live runtime: its metrics and report follow the alarms' counts
 	// tick by tick). Without it a tick at which no alarm can expire is not made but accounted for
@@ -86,8 +98,19 @@ type Driver struct {
 	lone   bool          // the open instant is a tick alone, already made
 	told   bool          // the lone tick decided something: the observers are told of it
 	ended  bool
-	late   int // outcomes due at the open instant, of probes started before it, for Close to count
-	once   int // outcomes due at the open instant, of probes started at it, for Close to count
+	// decided: the observers were told of an event at the open instant (Config.Sparse tells
+	// them of no other instant but checkpoints and the end)
+	decided bool
+	// faulted, under Config.Sparse: per action of the script, the node whose fault it changes,
+	// -1 for any other action
+	faulted []int32
+	passive bool  // the machine is a Passive one
+	called  bool  // passive: a call that may decide was made into the machine since the last Ready
+	expiry  int64 // passive, with expOK: what TicksToExpiry said, since no call that changes it
+	expHas  bool
+	expOK   bool
+	late    int // outcomes due at the open instant, of probes started before it, for Close to count
+	once    int // outcomes due at the open instant, of probes started at it, for Close to count
 
 	fresh  bool          // next, tick and due hold: nothing changed since they were worked out
 	next   time.Duration // the next instant
@@ -106,12 +129,46 @@ type Driver struct {
 // (no call made into it yet) and driven by this driver alone; every node starts with its
 // manager up and its first probe due at t=0.
 func New(m Machine, cfg Config, obs ...Observer) *Driver {
+	return NewReusing(nil, m, cfg, obs...)
+}
+
+// NewReusing is New that reuses the space of old, a driver done with (nothing it handed out,
+// nor old itself, is used again), for a caller that drives run after run on one goroutine
+// (sim.Replayer): the driver it returns is old itself, made fresh, exactly as New makes one. A
+// nil old is New.
+func NewReusing(old *Driver, m Machine, cfg Config, obs ...Observer) *Driver {
 	if cfg.Interval <= 0 {
 		panic(fmt.Sprintf("drive: probe interval %v", cfg.Interval))
 	}
-	d := &Driver{m: m, cfg: cfg, obs: obs, inst: Instants(obs), view: m.View(), quiet: m.Quiet(), nodes: make([]prober, m.Len()), foresee: cfg.Foresee != nil}
+	d := old
+	if d == nil {
+		d = &Driver{}
+	}
+	nodes, inst, faults, repls, starts, faulted := d.nodes, d.inst[:0], d.faults[:0], d.repls[:0], d.starts[:0], d.faulted[:0]
+	clear(d.inst[:cap(d.inst)])
+	clear(d.repls[:cap(d.repls)])
+	for _, o := range obs {
+		if i, ok := o.(InstantObserver); ok {
+			inst = append(inst, i) // Instants(obs), into the old space
+		}
+	}
+	*d = Driver{m: m, cfg: cfg, obs: obs, inst: inst, view: m.View(), quiet: m.Quiet(), nodes: zeroed(nodes, m.Len()), foresee: cfg.Foresee != nil,
+		faults: faults, repls: repls, starts: starts}
+	_, d.passive = m.(Passive)
+	d.called = true
+	if cfg.Sparse {
+		for k := range cfg.Script {
+			node := int32(-1)
+			if a := &cfg.Script[k]; a.Kind == act.SetFault {
+				node = int32(a.Node)
+			}
+			faulted = append(faulted, node)
+		}
+		d.faulted = faulted
+	}
 	for i := range d.nodes {
 		d.nodes[i].set(idle, 0)
+		d.nodes[i].aheadAt = -1
 	}
 	d.act = -1
 	d.advance()
@@ -122,6 +179,16 @@ func New(m Machine, cfg Config, obs ...Observer) *Driver {
 		}
 	}
 	return d
+}
+
+// zeroed returns s with n zero elements, reusing its space when it has room.
+func zeroed[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
 }
 
 // Next returns the instant the driver must run next: the earliest of the next action, the next
@@ -164,7 +231,7 @@ func (d *Driver) Begin(t time.Duration) Work {
 		d.told = d.flush() || d.cfg.EveryTick
 		return Work{At: t}
 	}
-	d.lone = false
+	d.lone, d.decided = false, false
 	d.late, d.once = 0, 0
 	d.faults, d.repls, d.starts = d.faults[:0], d.repls[:0], d.starts[:0]
 	d.catchUp(t)
@@ -181,6 +248,9 @@ func (d *Driver) Begin(t time.Duration) Work {
 	}
 	if starts {
 		d.start(t)
+	}
+	if d.cfg.Sparse && d.foresee && d.quiet {
+		d.ahead(t)
 	}
 	return Work{At: t, Faults: d.faults, Repls: d.repls, Starts: d.starts}
 }
@@ -231,7 +301,9 @@ func (d *Driver) Close() {
 		d.tickAt(t)
 		d.flush()
 	}
-	d.observe(t)
+	if !d.cfg.Sparse || d.decided || t >= d.cfg.End || d.checkpointAt(t) || t == d.woke {
+		d.observe(t)
+	}
 	for d.cp < len(d.cfg.Checkpoints) && d.cfg.Checkpoints[d.cp] <= t {
 		d.cp++
 	}

@@ -36,7 +36,7 @@ func (d *Driver) nextTick() time.Duration {
 		return statemap.NextTick(d.ticked)
 	}
 	t := Never
-	if n, ok := d.m.TicksToExpiry(); ok {
+	if n, ok := d.ticksToExpiry(); ok {
 		t = statemap.NthTick(d.ticked, n)
 	}
 	if !d.quiet {
@@ -44,6 +44,24 @@ func (d *Driver) nextTick() time.Duration {
 		t = min(t, statemap.NextTick(max(d.last, d.ticked)))
 	}
 	return t
+}
+
+// mutated notes a call into the machine that may decide and change TicksToExpiry's answer.
+func (d *Driver) mutated() { d.called, d.expOK = true, false }
+
+// ticksToExpiry is the machine's TicksToExpiry, asked again of a passive machine only after a
+// call that may change it.
+func (d *Driver) ticksToExpiry() (int64, bool) {
+	if !d.expOK {
+		d.askExpiry()
+	}
+	return d.expiry, d.expHas
+}
+
+// askExpiry asks the machine's TicksToExpiry, and keeps the answer of a passive one.
+func (d *Driver) askExpiry() {
+	d.expiry, d.expHas = d.m.TicksToExpiry()
+	d.expOK = d.passive
 }
 
 func (d *Driver) actionAt(t time.Duration) bool {
@@ -74,12 +92,14 @@ func (d *Driver) apply(t time.Duration, a *act.Action) {
 		d.noteFault(t, a.Node, a.Fault)
 	case act.ManagerDown, act.ManagerUp, act.HostDown, act.HostUp, act.Partition:
 		d.m.Apply(t, a)
+		d.mutated()
 		d.quiet = d.m.Quiet()
 		for i := range d.nodes {
 			d.follow(t, i, d.m.Running(i))
 		}
 	case act.SetPolicy, act.Recover:
 		d.m.Apply(t, a)
+		d.mutated()
 		d.quiet = d.m.Quiet()
 	case act.Replicate:
 		d.repls = append(d.repls, *a)
@@ -107,6 +127,7 @@ func (d *Driver) follow(t time.Duration, i int, up bool) {
 func (d *Driver) catchUp(t time.Duration) {
 	if last := tickBefore(t); last > d.ticked {
 		d.m.CatchUp(last, int64((last-d.ticked)/statemap.TickInterval))
+		d.mutated()
 		d.ticked = last
 	}
 }
@@ -114,12 +135,17 @@ func (d *Driver) catchUp(t time.Duration) {
 // tickAt makes the tick at t, a tick instant, with the ticks skipped since the last one made.
 func (d *Driver) tickAt(t time.Duration) {
 	d.m.Tick(t, int64((t-d.ticked)/statemap.TickInterval))
+	d.mutated()
 	d.quiet = d.m.Quiet()
 	d.ticked = t
 }
 
 // flush tells the observers of the machine's events; it reports whether there were any.
 func (d *Driver) flush() bool {
+	if d.passive && !d.called {
+		return false // a passive machine decides only when called: nothing since the last Ready
+	}
+	d.called = false
 	evs := d.m.Ready()
 	if len(evs) == 0 {
 		return false // an empty batch needs no Advance
@@ -130,6 +156,7 @@ func (d *Driver) flush() bool {
 		}
 	}
 	d.m.Advance()
+	d.decided = true
 	return true
 }
 

@@ -53,3 +53,13 @@ type Machine interface {
 	// (InstantObserver): asked once, at New, and the same all run.
 	View() fence.View
 }
+
+// Passive is a Machine that decides, and changes what TicksToExpiry says, only when the
+// driver calls Apply, Probe, CatchUp or Tick (core.Core): the driver then asks Ready only after
+// one of those since it last did, and TicksToExpiry only after one of those since it last
+// asked. It is optional, as InstantObserver is: the driver asks once, at New.
+type Passive interface {
+	Machine
+	// Passive says the machine is one.
+	Passive()
+}

@@ -13,6 +13,7 @@ func (d *Driver) noteFault(at time.Duration, node int, f fault.Fault) {
 	if len(d.obs) == 0 {
 		return
 	}
+	d.decided = true
 	d.fault = act.FaultSet{At: at, Node: node, Fault: f}
 	for _, o := range d.obs {
 		o.Event(&d.fault)

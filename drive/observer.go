@@ -16,8 +16,8 @@ import (
 // optional interfaces: the driver asks once, at New, which observers have it, so an observer
 // that judges events alone writes no empty method and costs no call at an instant.) A
 // tick that decides nothing, alone at its instant, is no instant of theirs unless
-// Config.EveryTick is set; nor is a probe the driver skipped because it would change nothing.
-// At every instant they are told of, the engine has been ticked up to that instant.
+// Config.EveryTick is set; nor is a probe the driver skipped because it would change nothing;
+// nor, under Config.Sparse, any instant at which nothing is decided. At every instant they are told of, the engine has been ticked up to that instant.
 type Observer interface {
 	// Event is called for each event, in order: the engine's decisions (fence.Decision) and
 	// the driver's notes (a *FaultSet: a fault put on a node's link). ev points into storage

@@ -30,12 +30,17 @@ const (
 type prober struct {
 	startAt  time.Duration // idle: when the next probe starts; Never in any other phase
 	countAt  time.Duration // done: when the outcome counts; Never in any other phase
+	seq      uint64        // the number of the probe under way: bumped by each start and when the manager stops, so a late outcome is known for stale
+	started  time.Duration // the last probe's start
+	next     time.Duration // done: when the next probe starts once the outcome has counted
+	foreseen act.Outcome   // what a probe started now would end in (Config.Foresee)
 	phase    phase
-	seq      uint64             // the number of the probe under way: bumped by each start and when the manager stops, so a late outcome is known for stale
-	started  time.Duration      // the last probe's start
-	next     time.Duration      // done: when the next probe starts once the outcome has counted
 	cond     statemap.Condition // done: its outcome
-	foreseen act.Outcome        // what a probe started now would end in (Config.Foresee)
+	run      bool               // with aheadAt == startAt: Driver.ahead found that start is not skipped (a mark left from an earlier start at the same time only runs a probe skip might have skipped: the same)
+	boundOK  bool               // bound is the next action that bounds, not one before it
+	bound    int                // Config.Sparse: the script's next action that bounds a skip of the node's probes, or one before it
+	aheadAt  time.Duration      // the last start Driver.ahead looked at; -1 for none
+	boundAt  time.Duration      // with boundOK, the time of the action bound is, Never for none
 }
 
 // set puts the probe schedule in phase ph, with the time that phase waits for: the next start
@@ -93,6 +98,7 @@ func (d *Driver) counted(t time.Duration, i int, c statemap.Condition) {
 	}
 	if c != NoOutcome {
 		d.m.Probe(t, i, c)
+		d.mutated()
 	}
 }
 
@@ -104,7 +110,7 @@ func (d *Driver) start(t time.Duration) {
 			continue
 		}
 		if d.foresee {
-			if d.skip(t, i, p) {
+			if !(p.run && p.aheadAt == p.startAt) && d.skip(t, i, p) {
 				continue
 			}
 			// The driver runs the probe itself, in virtual time: it ends as foreseen.
@@ -126,11 +132,15 @@ func (d *Driver) start(t time.Duration) {
 }
 
 // skip skips the probes of node i, starting with the one starting at t, that would change
-// nothing (fence.Engine.Steady) and finish before the next action, and, while the group is not
-// quiet, by its next tick: only an action, a tick of the group or a tick of the engine can
-// change the engine's view of the node, and Steady bounds the engine's ticks. The schedule jumps to the
-// first probe it does not skip, exactly where it would have started; the result is the same as
-// running the skipped probes, without their instants.
+// nothing (fence.Engine.Steady) and finish before the next action (with Config.Sparse, the next
+// that is no fault change on another node), and, while the group is not quiet, by its next
+// tick: only an action, a tick of the group or a tick of the engine can change the engine's
+// view of the node, and Steady bounds the engine's ticks. (A fault changed on another node
+// changes only what that node's probes end in; what those probes decide touches no node's
+// view but theirs and a failover's candidate's role, which Steady does not read; and the group,
+// while quiet, is stepped by actions alone.) The schedule jumps to the first probe it does not
+// skip, exactly where it would have started; the result is the same as running the skipped
+// probes, without their instants.
 func (d *Driver) skip(t time.Duration, i int, p *prober) bool {
 	o := p.foreseen
 	steady, until := d.m.Steady(i, o.Condition)
@@ -138,8 +148,12 @@ func (d *Driver) skip(t time.Duration, i int, p *prober) bool {
 		return false
 	}
 	limit := d.cfg.End // a probe finishing after the end does not matter
-	if d.acted != Never {
-		limit = d.acted - 1 // a probe finishing at the action's instant counts after it
+	at := d.acted
+	if d.cfg.Sparse {
+		at = d.boundAt(i, p)
+	}
+	if at != Never {
+		limit = at - 1 // a probe finishing at the action's instant counts after it
 	}
 	if !d.quiet {
 		// The group's next tick may change the node's copy of the cluster's state (a merge, a
@@ -152,6 +166,67 @@ func (d *Driver) skip(t time.Duration, i int, p *prober) bool {
 		p.set(idle, next)
 	}
 	return ok
+}
+
+// ahead, under Config.Sparse at instant t, does now what the start of the next probe of each
+// node would do, where no action changes the node's view by then: it skips the probes skip
+// would at that start, or starts one that ends later, for an instant at which nothing is
+// decided the observers are not told of; a probe that ends at once it marks to run at its
+// start without asking skip again. What Steady says of the node now it says at that start,
+// with the group quiet: the group is stepped by actions alone, and the other nodes' probes and
+// the ticks change nothing Steady reads of the node but by an expiry of the node's alarms,
+// which can only make a probe that would change something one that would not (the node
+// fenced); and running a probe that would change nothing is skipping it, probe by probe. The
+// same probes are skipped and run, to the same effect, without the instants at their start.
+// Each start is looked at once.
+func (d *Driver) ahead(t time.Duration) {
+	for i := range d.nodes {
+		p := &d.nodes[i]
+		for range 2 { // a skip's resumption is looked at again at once
+			at := p.startAt
+			if p.phase != idle || p.aheadAt == at || at <= t || at == Never {
+				break
+			}
+			if d.skip(at, i, p) {
+				continue
+			}
+			p.aheadAt, p.run = at, false
+			if d.boundAt(i, p) <= at {
+				break // an action may change the node's view first
+			}
+			if p.foreseen.Took == 0 {
+				p.run = true // it counts at its start, which is an instant at which it decides
+				break
+			}
+			// The probe starting at at, which skip would not skip then, ends later: its start
+			// decides nothing.
+			p.started = at
+			p.seq++
+			d.finished(p, at+p.foreseen.Took, p.foreseen.Condition)
+			break
+		}
+	}
+}
+
+// boundAt returns the time of the script's next action that bounds a skip of node i's probes:
+// the next action, or with Config.Sparse the next that is no fault change on another node;
+// Never for none.
+func (d *Driver) boundAt(i int, p *prober) time.Duration {
+	if !d.cfg.Sparse {
+		return d.acted
+	}
+	if p.bound >= d.act && p.boundOK {
+		return p.boundAt // not passed yet: still the next
+	}
+	k := max(p.bound, d.act) // the actions from p.bound to the next bound are no bound of i's
+	for k < len(d.faulted) && d.faulted[k] >= 0 && int(d.faulted[k]) != i {
+		k++
+	}
+	p.bound, p.boundAt, p.boundOK = k, Never, true
+	if k < len(d.faulted) {
+		p.boundAt = d.cfg.Script[k].At
+	}
+	return p.boundAt
 }
 
 // finished records that p's probe, started at p.started, ends at time at in condition c: the

@@ -8,12 +8,14 @@ import (
 )
 
 // The calls below are thin wrappers around Step, one per input, kept because a driver reads
-// better with them; each is exactly the Step it names.
+// better with them; each is exactly the Step it names (Probe and Ticks, a replay's commonest,
+// go to the step function Step would, without the Input).
 
 // Probe is Step(at, ProbeDone{Node: i, Condition: c}): node i's probe finished at time at in
 // condition c.
 func (e *Engine) Probe(at time.Duration, i int, c statemap.Condition) {
-	e.Step(at, ProbeDone{Node: i, Condition: c})
+	e.advance(at)
+	e.stepProbe(i, c)
 }
 
 // Tick is Step(at, Tick{Count: 1}): one timekeeper tick at time at. Tick(at) is Ticks(at, 1).
@@ -25,7 +27,8 @@ func (e *Engine) Ticks(at time.Duration, n int64) {
 	if n < 1 {
 		panic(fmt.Sprintf("fence: %d ticks", n))
 	}
-	e.Step(at, Tick{Count: n})
+	e.advance(at)
+	e.stepTick(n)
 }
 
 // SetPolicy is Step(at, SetPolicy{Policy: p}): the cluster's policy becomes p at time at.

@@ -84,7 +84,31 @@ type node struct {
 // New returns an engine for cfg. Every manager starts up; every node starts in state unknown
 // until its first probe. cfg.Nodes must hold at most one master.
 func New(cfg Config) *Engine {
-	e := &Engine{rules: cfg.Map, policy: cfg.Policy, coordRule: cfg.Coordinator, candRule: cfg.Candidate, expiry: noExpiry}
+	return NewReusing(cfg, nil)
+}
+
+// NewReusing is New that reuses the space of old, an engine done with (nothing it handed out,
+// nor old itself, is read again), for a caller that runs engine after engine on one goroutine
+// (sim.Replayer): the engine it returns is old itself, made fresh, exactly as New makes one. A
+// nil old is New.
+func NewReusing(cfg Config, old *Engine) *Engine {
+	e := old
+	if e == nil {
+		e = &Engine{}
+	}
+	n := len(cfg.Nodes)
+	nodes, copyOf, up, out, dec, eligibleFn := e.nodes, e.copyOf, e.up, e.out, e.dec, e.eligibleFn
+	var cluster Cluster
+	if len(e.copies) > 0 && cap(e.copies[0]) >= n {
+		cluster = e.copies[0][:n]
+	} else {
+		cluster = make(Cluster, n)
+	}
+	copies := e.copies[:0]
+	clear(e.copies[:cap(e.copies)]) // the old copies are done with: let them go
+	*e = Engine{rules: cfg.Map, policy: cfg.Policy, coordRule: cfg.Coordinator, candRule: cfg.Candidate, expiry: noExpiry, out: out[:0], dec: dec}
+	e.eligibleFn = eligibleFn // e.eligible, bound to e: the same for the fresh engine
+	e.dec.reset()
 	if e.coordRule == nil {
 		e.coordRule = FirstUp
 	}
@@ -92,18 +116,23 @@ func New(cfg Config) *Engine {
 		e.candRule = FirstEligible
 	}
 	masters := 0
-	n := len(cfg.Nodes)
-	e.nodes = make([]node, n)
-	cluster := make(Cluster, n)
-	e.copies = []Cluster{cluster}
-	e.copyOf = make([]int, n)
-	e.up = make([]bool, n)
-	room := make([]alarm, 4*n) // four alarms a node before any grows on its own
+	e.copies = append(copies, cluster)
+	e.copyOf = zeroed(copyOf, n)
+	e.up = zeroed(up, n)
+	var room []alarm // four alarms a node before any grows on its own
+	if len(nodes) < n {
+		room = make([]alarm, 4*n)
+	}
+	e.nodes = zeroedKeep(nodes, n)
 	for i, c := range cfg.Nodes {
 		if c.Role == Master {
 			masters++
 		}
-		e.nodes[i] = node{name: c.Name, alarms: room[4*i : 4*i : 4*i+4]}
+		alarms := e.nodes[i].alarms[:0]
+		if room != nil {
+			alarms = room[4*i : 4*i : 4*i+4]
+		}
+		e.nodes[i] = node{name: c.Name, alarms: alarms}
 		cluster[i] = Member{Role: c.Role}
 		e.up[i] = true
 	}
@@ -112,6 +141,25 @@ func New(cfg Config) *Engine {
 	}
 	e.coordinator = e.chooseCoordinator()
 	return e
+}
+
+// zeroed returns s with n zero elements, reusing its space when it has room.
+func zeroed[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
+
+// zeroedKeep returns s with n elements, reusing its space (and its elements' values, for the
+// caller to reset) when it has room; a slice made anew has zero elements.
+func zeroedKeep[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
 }
 
 // Step tells the engine that in happened at time at, which must not be before the time of the

@@ -47,6 +47,13 @@ func newDetectsDeath(j judge, tr Trace, within time.Duration) *detectsDeath {
 		timeout: tr.Timeout, m: m, auto: tr.Policy == fence.Automatic}
 }
 
+// renew implements renewer, as newDetectsDeath makes one.
+func (p *detectsDeath) renew(tr Trace) {
+	p.judge.renew()
+	p.auto = tr.Policy == fence.Automatic
+	p.watch = p.watch[:0]
+}
+
 // Event implements Property. A watch whose deadline passed before the event is judged first:
 // observers are told of no instant at which nothing was decided, so the first word of a late
 // fence may be the fence itself; until then the gates stayed as the last instant saw them. It
@@ -128,6 +135,9 @@ func (p *detectsDeath) Look(at time.Duration, e fence.View) bool {
 
 // overdue judges the watched faults whose deadline passed before at.
 func (p *detectsDeath) overdue(at time.Duration) {
+	if !slices.ContainsFunc(p.watch, func(d deathWatch) bool { return d.deadline < at }) {
+		return // none is overdue: nothing to delete
+	}
 	p.watch = slices.DeleteFunc(p.watch, func(d deathWatch) bool {
 		if d.deadline >= at {
 			return false

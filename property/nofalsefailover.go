@@ -28,6 +28,12 @@ func newNoFalseFailover(j judge, tr Trace) *noFalseFailover {
 	return p
 }
 
+// renew implements renewer, as newNoFalseFailover makes one.
+func (p *noFalseFailover) renew(Trace) {
+	p.judge.renew()
+	clear(p.faults)
+}
+
 // Topics implements Subscriber: the faults on the links and the fences of the master.
 func (p *noFalseFailover) Topics() Topics {
 	return On(TopicFault) | OnKinds(fence.KindFailover, fence.KindNoCandidate, fence.KindNodeFailed)

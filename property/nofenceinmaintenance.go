@@ -18,6 +18,12 @@ type noFenceInMaintenance struct {
 	buf   []fence.AlarmView
 }
 
+// renew implements renewer, as New makes one.
+func (p *noFenceInMaintenance) renew(tr Trace) {
+	p.judge.renew()
+	p.maint = tr.Policy == fence.Maintenance
+}
+
 // Topics implements Subscriber: the policy, and the alarms and fences maintenance forbids.
 func (p *noFenceInMaintenance) Topics() Topics {
 	return OnKinds(fence.KindPolicyChanged, fence.KindAlarmRaised, fence.KindAlarmExpired, fence.KindExpiryWaiting, fence.KindLogged,

@@ -32,6 +32,15 @@ func newOnlyCoordinator(j judge, tr Trace) *onlyCoordinator {
 	return p
 }
 
+// renew implements renewer, as newOnlyCoordinator makes one.
+func (p *onlyCoordinator) renew(tr Trace) {
+	p.judge.renew()
+	for i := range p.up {
+		p.up[i] = true
+	}
+	p.announced = min(0, tr.nodes()-1)
+}
+
 // Topics implements Subscriber: the managers, the coordinator and the fences.
 func (p *onlyCoordinator) Topics() Topics {
 	return OnKinds(fence.KindAlarmExpired, fence.KindManagerDown, fence.KindManagerUp, fence.KindCoordinatorChanged,

@@ -97,6 +97,9 @@ type judge struct {
 // Verdict implements Property.
 func (j *judge) Verdict() (bool, string) { return !j.bad, j.why }
 
+// renew makes the judge fresh: no violation found.
+func (j *judge) renew() { j.bad, j.why = false, "" }
+
 // fail records a violation found at virtual time at, unless one is recorded already.
 func (j *judge) fail(at time.Duration, format string, args ...any) {
 	if j.bad {

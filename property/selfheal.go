@@ -15,6 +15,9 @@ type selfHeal struct {
 	buf   []fence.AlarmView
 }
 
+// renew implements renewer, as New makes one.
+func (p *selfHeal) renew(Trace) { p.judge.renew() }
+
 // Topics implements Subscriber: the alarms raised.
 func (p *selfHeal) Topics() Topics {
 	return OnKinds(fence.KindAlarmRaised)

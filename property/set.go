@@ -14,14 +14,18 @@ import (
 // the events of its topics (every event, for a property that is no Subscriber), and asks it to
 // look at the engine at the end of an instant only when it asked to. Its zero value judges none.
 type Set struct {
-	props []Property
-	look  []bool   // per property: it looks at the end of this instant
-	subs  []Topics // per property: the topics it is told of
+	tr      Trace
+	specs   []Spec
+	props   []Property
+	look    []bool   // per property: it looks at the end of this instant
+	subs    []Topics // per property: the topics it is told of
+	all     Topics   // the union of subs: the topics some property is told of
+	looking int      // how many of look are true
 }
 
 // NewSet returns the properties specs, fresh, for one run of tr. A property may be named once.
 func NewSet(tr Trace, specs ...Spec) (*Set, error) {
-	s := &Set{props: make([]Property, 0, len(specs)), look: make([]bool, len(specs)), subs: make([]Topics, len(specs))}
+	s := &Set{tr: tr, specs: specs, props: make([]Property, 0, len(specs)), look: make([]bool, len(specs)), subs: make([]Topics, len(specs))}
 	for i, sp := range specs {
 		if slices.ContainsFunc(specs[:i], func(o Spec) bool { return o.Name == sp.Name }) {
 			return nil, fmt.Errorf("property %s is named twice", sp.Name)
@@ -36,27 +40,79 @@ func NewSet(tr Trace, specs ...Spec) (*Set, error) {
 		if sub, ok := p.(Subscriber); ok {
 			s.subs[i] = sub.Topics()
 		}
+		s.all |= s.subs[i]
 	}
+	s.looking = len(specs)
 	return s, nil
+}
+
+// Renew makes s's properties fresh for another run of the same Trace, as NewSet made them:
+// what they judged of the last run is forgotten. A caller judging run after run on one
+// goroutine (failsim check) renews one Set rather than making one a run; a property that can
+// be made fresh in place is, reusing its space, and any other is made anew.
+func (s *Set) Renew() {
+	for i, p := range s.props {
+		if r, ok := p.(renewer); ok {
+			r.renew(s.tr)
+		} else {
+			s.props[i], _ = New(s.specs[i], s.tr) // it was made from this spec once: it builds
+		}
+		s.look[i] = true
+	}
+	s.looking = len(s.props)
+}
+
+// renewer is a Property that can be made fresh in place, for another run of tr: exactly as New
+// made it, but for the space it reuses.
+type renewer interface {
+	renew(tr Trace)
 }
 
 // Event implements drive.Observer.
 func (s *Set) Event(ev act.Event) {
 	t := Topics(1) << TopicOf(ev)
+	if s.all&t == 0 {
+		return // no property is told of it
+	}
 	for i, p := range s.props {
-		if s.subs[i]&t != 0 && p.Event(ev) {
+		if s.subs[i]&t != 0 && p.Event(ev) && !s.look[i] {
 			s.look[i] = true
+			s.looking++
 		}
 	}
 }
 
 // Instant implements drive.InstantObserver.
 func (s *Set) Instant(at time.Duration, e fence.View) {
+	if s.looking == 0 {
+		return // none asked to look
+	}
 	for i, p := range s.props {
-		if s.look[i] {
-			s.look[i] = p.Look(at, e)
+		if s.look[i] && !p.Look(at, e) {
+			s.look[i] = false
+			s.looking--
 		}
 	}
+}
+
+// Sparse reports whether the set's verdicts depend only on what is decided and on the engine as
+// it stands at the instants at which something is decided, checkpoints and the end, not on
+// which other instants the set is told of (drive.Config.Sparse): true unless it judges a
+// property whose verdict names the time at which a look found it (no-split-brain,
+// minority-shuns-within, majority-keeps-writer-within), which an instant at which nothing is
+// decided may move. Of the others, each that looks again while something lasts (self-heal-resets
+// while an alarm is held, detects-death-within while it watches a fault) finds at an instant
+// at which nothing is decided what it found at the last one at which something was, or a
+// deadline that passed, which it reports at the deadline, at whichever instant finds it; and
+// each of the rest looks once, at the end of an instant at which something was decided.
+func (s *Set) Sparse() bool {
+	for _, p := range s.props {
+		switch p.(type) {
+		case *noSplitBrain, *minorityShuns, *majorityKeepsWriter:
+			return false
+		}
+	}
+	return true
 }
 
 // Violated reports whether the i-th property of the set, in the order of the specs, is

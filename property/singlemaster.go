@@ -14,6 +14,9 @@ type singleMaster struct {
 	judge
 }
 
+// renew implements renewer, as New makes one.
+func (p *singleMaster) renew(Trace) { p.judge.renew() }
+
 // Topics implements Subscriber: the changes of a master.
 func (p *singleMaster) Topics() Topics {
 	return OnKinds(fence.KindFailover, fence.KindNoCandidate, fence.KindNodeFailed, fence.KindNodeRecovered)

@@ -54,44 +54,76 @@ type runner struct {
 	d     *drive.Driver
 	repl  *replRun // the replication model beside the engine; nil when the timeline has none
 	k     *core.Core
+	// foresee is the driver's Config.Foresee, the fault model under a probe budget of timeout:
+	// kept with the runner for the next replay a Replayer makes with the same budget.
+	foresee func(f fault.Fault) act.Outcome
+	timeout time.Duration
 }
 
 func newRunner(ctx context.Context, tl *timeline.Timeline, m *statemap.Map, obs []drive.Observer, wrap func(*core.Core) drive.Machine) *runner {
-	return newRunnerReusing(ctx, tl, m, obs, nil, nil, wrap)
+	return newRunnerReusing(ctx, tl, m, obs, nil, wrap)
 }
 
-// newRunnerReusing is newRunner that reuses old's space, if not nil, for the replication model's
-// run (a Replayer's); wrap, if not nil, puts a machine around the core for the driver (the
-// shadows beside it, sim/shadow.go).
-func newRunnerReusing(ctx context.Context, tl *timeline.Timeline, m *statemap.Map, obs []drive.Observer, old *replRun, oldCore *core.Core, wrap func(*core.Core) drive.Machine) *runner {
+// spare is the space of a replay done with, for the next to reuse (a Replayer's): the
+// replication model's run, the engine, the core, the driver and the runner. Any of them may be
+// nil, and nothing of the replay done with is read again.
+type spare struct {
+	repl *replRun
+	e    *fence.Engine
+	core *core.Core
+	d    *drive.Driver
+	r    *runner
+}
+
+// newRunnerReusing is newRunner that reuses old's space, if not nil (a Replayer's); wrap, if not
+// nil, puts a machine around the core for the driver (the shadows beside it, sim/shadow.go).
+func newRunnerReusing(ctx context.Context, tl *timeline.Timeline, m *statemap.Map, obs []drive.Observer, old *spare, wrap func(*core.Core) drive.Machine) *runner {
+	return newRunnerSparse(ctx, tl, m, obs, old, wrap, false)
+}
+
+// newRunnerSparse is newRunnerReusing whose driver, with sparse and no replication model, is
+// drive.Config.Sparse (Replayer.Sparse).
+func newRunnerSparse(ctx context.Context, tl *timeline.Timeline, m *statemap.Map, obs []drive.Observer, old *spare, wrap func(*core.Core) drive.Machine, sparse bool) *runner {
+	if old == nil {
+		old = &spare{}
+	}
 	var rr *replRun
 	var e *fence.Engine
 	var candidate fence.CandidateRule // nil: fence.FirstEligible
 	var wake func() (time.Duration, bool)
 	if tl.Repl != nil {
-		rr = newReplRun(tl, obs, old)
+		rr = newReplRun(tl, obs, old.repl)
 		obs, candidate, wake = []drive.Observer{rr}, rr.candidate(&e), rr.wake
 	}
-	e = fence.New(fence.Config{Nodes: tl.Nodes, Map: m, Policy: tl.Policy, Candidate: candidate})
-	timeout := tl.Timeout
-	k := core.New(e, &cluster.Config{Witnesses: len(tl.Witnesses), GapThreshold: tl.GapThreshold, FailsafeThreshold: tl.FailsafeThreshold})
-	k.Reuse(oldCore)
+	e = fence.NewReusing(fence.Config{Nodes: tl.Nodes, Map: m, Policy: tl.Policy, Candidate: candidate}, old.e)
+	k := core.NewReusing(e, &cluster.Config{Witnesses: len(tl.Witnesses), GapThreshold: tl.GapThreshold, FailsafeThreshold: tl.FailsafeThreshold}, old.core)
 	var mach drive.Machine = k
 	if wrap != nil {
 		mach = wrap(k) // shadows beside the core (sim/shadow.go)
 	}
-	d := drive.New(mach, drive.Config{
+	r := old.r
+	if r == nil {
+		r = &runner{}
+	}
+	foresee := r.foresee
+	if foresee == nil || r.timeout != tl.Timeout {
+		timeout := tl.Timeout
+		foresee = func(f fault.Fault) act.Outcome { return faultmodel.Predict(f, timeout) }
+	}
+	d := drive.NewReusing(old.d, mach, drive.Config{
 		Interval:    tl.Interval,
 		Script:      tl.Events,
 		Checkpoints: tl.Checkpoints(),
 		End:         tl.End,
-		Foresee:     func(f fault.Fault) act.Outcome { return faultmodel.Predict(f, timeout) },
+		Foresee:     foresee,
+		Sparse:      sparse && rr == nil, // the replication model is told of every instant
 		Wake:        wake,
 	}, obs...)
 	if rr != nil {
 		rr.sides.k, rr.sides.e = k, e
 	}
-	return &runner{ctx: ctx, e: e, d: d, repl: rr, k: k}
+	*r = runner{ctx: ctx, e: e, d: d, repl: rr, k: k, timeout: tl.Timeout, foresee: foresee}
+	return r
 }
 
 func (r *runner) run() error {

@@ -3,7 +3,6 @@ package sim
 import (
 	"context"
 
-	"github.com/failsim/failsim/core"
 	"github.com/failsim/failsim/drive"
 	"github.com/failsim/failsim/fence"
 	"github.com/failsim/failsim/statemap"
@@ -12,22 +11,26 @@ import (
 
 // Replayer is Replay for a caller that replays timelines one after another on one goroutine
 // (failsim check, thousands of generated traces a second): it reuses the space of its last
-// replay with a replication model (the model itself, its positions, histories and writes
-// waiting) and its core's batches for the next, which Replay would allocate anew each time. What it replays, and
-// tells the observers, is exactly what Replay does. Its zero value is ready to use; it is not
-// safe for concurrent use.
+// replay for the next, which Replay would allocate anew each time: the replication model, if
+// any (the model itself, its positions, histories and writes waiting), the engine, the core and
+// its batches, the driver, and the fault model. What it replays, and tells the observers, is
+// exactly what Replay does. Its zero value is ready to use; it is not safe for concurrent use.
 type Replayer struct {
-	repl *replRun   // the last replay's model run, done with; nil before any
-	core *core.Core // the last replay's core, done with, whose batches' space the next reuses
+	// Sparse replays a timeline with no replication model under drive.Config.Sparse: set it
+	// only for observers that judge what is decided and the engine as it stands, not which
+	// instants they are told of beyond those at which something is decided (property.Set.Sparse).
+	// What is decided, and when, is the same either way.
+	Sparse bool
+	spare  spare // the last replay's model run, engine, core, driver and runner, done with; zero before any
 }
 
 // Replay is sim.Replay, reusing p's space. The engine it returns is valid until the next call.
 func (p *Replayer) Replay(tl *timeline.Timeline, m *statemap.Map, obs ...drive.Observer) *fence.Engine {
-	r := newRunnerReusing(context.Background(), tl, m, obs, p.repl, p.core, nil)
+	r := newRunnerSparse(context.Background(), tl, m, obs, &p.spare, nil, p.Sparse)
 	if r.repl != nil {
-		p.repl = r.repl
+		p.spare.repl = r.repl
 	}
-	p.core = r.k
+	p.spare.e, p.spare.core, p.spare.d, p.spare.r = r.e, r.k, r.d, r
 	_ = r.run() // no context to stop it: run returns no error
 	return r.e
 }
