@@ -58,19 +58,7 @@ func (e *Recovered) When() time.Duration { return e.At }
 // Describe says an event of this package in words, nodes named by names; ok is false for an
 // event of another package.
 func Describe(names []string, ev any) (string, bool) {
-	name := func(i int) string {
-		if i >= 0 && i < len(names) {
-			return names[i]
-		}
-		return fmt.Sprintf("node%d", i)
-	}
-	list := func(is []int) string {
-		var b []string
-		for _, i := range is {
-			b = append(b, name(i))
-		}
-		return strings.Join(b, ",")
-	}
+	name := func(i int) string { return nodeName(names, i) }
 	switch e := ev.(type) {
 	case *Checked:
 		if e.Valid {
@@ -86,23 +74,46 @@ func Describe(names []string, ev any) (string, bool) {
 		return fmt.Sprintf("orchestrator: %s %s (replicas %d, read %d, replicating %d, lagging %d)",
 			name(e.Master), e.Code, e.Replicas, e.ValidReplicas, e.ValidReplicating, e.Lagging), true
 	case *Recovered:
-		switch {
-		case e.Verdict != orchestrator.Runs:
-			return fmt.Sprintf("orchestrator: %s %s: no recovery: %s", name(e.Failed), e.Code, e.Verdict), true
-		case e.Node < 0:
-			return fmt.Sprintf("orchestrator: %s %s: recovery found no replica to promote: %s", name(e.Failed), e.Code, e.Why), true
-		}
-		s := fmt.Sprintf("orchestrator: %s %s: recovery promotes %s", name(e.Failed), e.Code, name(e.Node))
-		if e.Delay > 0 {
-			s += fmt.Sprintf(" after %v (its SQL thread)", e.Delay)
-		}
-		if len(e.Repointed) > 0 {
-			s += ", repoints " + list(e.Repointed)
-		}
-		if len(e.Lost) > 0 {
-			s += ", loses " + list(e.Lost)
-		}
-		return s, true
+		return fmt.Sprintf("orchestrator: %s %s: %s", name(e.Failed), e.Code, RecoveryWords(names, e)), true
 	}
 	return "", false
+}
+
+// RecoveryWords says what a recovery tick did about its code, nodes named by names: "no
+// recovery: WHY", "recovery found no replica to promote: WHY", or "recovery promotes NODE
+// [after D (its SQL thread)][, repoints ...][, loses ...]".
+func RecoveryWords(names []string, e *Recovered) string {
+	name := func(i int) string { return nodeName(names, i) }
+	list := func(is []int) string {
+		var b []string
+		for _, i := range is {
+			b = append(b, name(i))
+		}
+		return strings.Join(b, ",")
+	}
+	switch {
+	case e.Verdict != orchestrator.Runs:
+		return fmt.Sprintf("no recovery: %s", e.Verdict)
+	case e.Node < 0:
+		return fmt.Sprintf("recovery found no replica to promote: %s", e.Why)
+	}
+	s := "recovery promotes " + name(e.Node)
+	if e.Delay > 0 {
+		s += fmt.Sprintf(" after %v (its SQL thread)", e.Delay)
+	}
+	if len(e.Repointed) > 0 {
+		s += ", repoints " + list(e.Repointed)
+	}
+	if len(e.Lost) > 0 {
+		s += ", loses " + list(e.Lost)
+	}
+	return s
+}
+
+// nodeName is node i's name, or "nodeI" past the names given.
+func nodeName(names []string, i int) string {
+	if i >= 0 && i < len(names) {
+		return names[i]
+	}
+	return fmt.Sprintf("node%d", i)
 }

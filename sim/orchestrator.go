@@ -204,8 +204,8 @@ type orchPrinter struct {
 	spells    []orchSpell
 }
 
-// orchSpell is a master's analysis code from At to To (until the master's next code; -1: to
-// the end), with what the recovery ticks did about it.
+// orchSpell is a master's analysis code from At to `to` (the master's next code; -1: to the
+// end), with what the recovery ticks did about it.
 type orchSpell struct {
 	orchcore.Analysed
 	to        time.Duration
@@ -256,11 +256,10 @@ func (p *orchPrinter) analysed(ev *orchcore.Analysed) {
 }
 
 // recovered notes a recovery tick's verdict on the code it was of.
-func (p *orchPrinter) recovered(ev *orchcore.Recovered, said string) {
+func (p *orchPrinter) recovered(ev *orchcore.Recovered) {
 	for i := len(p.spells) - 1; i >= 0; i-- {
 		if sp := &p.spells[i]; sp.Master == ev.Failed && sp.Code == ev.Code {
-			_, what, _ := strings.Cut(said, fmt.Sprintf("%s %s: ", p.names[ev.Failed], ev.Code))
-			sp.recovered = append(sp.recovered, what)
+			sp.recovered = append(sp.recovered, orchcore.RecoveryWords(p.names, ev))
 			return
 		}
 	}
@@ -285,8 +284,7 @@ func (p *orchPrinter) Event(ev act.Event) {
 		if e.Verdict == orchestrator.Runs && e.Node >= 0 {
 			p.failovers++
 		}
-		s, _ := orchcore.Describe(p.names, ev)
-		p.recovered(e, s)
+		p.recovered(e)
 	}
 	p.w.Write(append(p.line, '\n'))
 }
