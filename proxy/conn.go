@@ -56,6 +56,14 @@ type conn struct {
 	spoke    atomic.Bool // the server sent its first bytes
 	notMySQL atomic.Bool // the server's first bytes are not a MySQL greeting: the client's are not framed
 	rawUp    atomic.Bool // the client's bytes are not framed: a mode change kicks the client's reads too
+
+	// splicing holds, per direction, the generation (gen) under which the splice now in the
+	// kernel began, 0 when none; spliceEnd is closed when one returns. Under mu. A mode change
+	// waits for the splices of earlier generations (settle): a splice the kick woke can still
+	// take bytes that arrive before it runs, so only once it has returned does no byte pass
+	// under the old mode.
+	splicing  [2]uint64
+	spliceEnd chan struct{}
 }
 
 // setMode applies a node's new mode, whose fault is f, to the connection. An unarmed mode acts
@@ -79,6 +87,59 @@ func (c *conn) setMode(m Mode, f wireFault) wireFault {
 	unbound(c, prev, f, !m.armed())
 	c.kick()
 	return f
+}
+
+// settleFor bounds how long a mode change waits for a splice to return (settle). A splice the
+// kick woke returns at once; one that waits to write to a peer that does not read took its
+// bytes before the change, and returns when they are written.
+const settleFor = 250 * time.Millisecond
+
+// beginSplice marks a splice in direction d as begun under the current generation.
+func (c *conn) beginSplice(d direction) {
+	c.mu.Lock()
+	c.splicing[d] = c.gen
+	c.mu.Unlock()
+}
+
+// endSplice marks the splice in direction d as returned and wakes a mode change waiting on it.
+func (c *conn) endSplice(d direction) {
+	c.mu.Lock()
+	c.splicing[d] = 0
+	if c.spliceEnd != nil {
+		close(c.spliceEnd)
+		c.spliceEnd = nil
+	}
+	c.mu.Unlock()
+}
+
+// settle waits until no splice begun before the current generation is in the kernel, or
+// until expired is closed: once it returns, every byte the connection passes is passed under
+// the mode set last. setMode has kicked the splices, so they return at once unless a write
+// to a slow peer holds them.
+func (c *conn) settle(expired <-chan time.Time) {
+	for {
+		c.mu.Lock()
+		busy := false
+		for _, g := range c.splicing {
+			if g != 0 && g < c.gen {
+				busy = true
+			}
+		}
+		if !busy {
+			c.mu.Unlock()
+			return
+		}
+		if c.spliceEnd == nil {
+			c.spliceEnd = make(chan struct{})
+		}
+		ended := c.spliceEnd
+		c.mu.Unlock()
+		select {
+		case <-ended:
+		case <-expired:
+			return
+		}
+	}
 }
 
 // broadcastLocked wakes every pump waiting on the connection's state.
@@ -327,7 +388,9 @@ const spliceChunk = 1 << 20
 func (c *conn) spliceDown(up *net.TCPConn) bool {
 	limit, gen, armed := c.byteBudget()
 	lr := io.LimitedReader{R: up, N: limit}
+	c.beginSplice(dirDown)
 	w, err := c.client.ReadFrom(&lr)
+	c.endSplice(dirDown)
 	if w > 0 {
 		c.n.stats.bytesDown.Add(uint64(w))
 		if armed {
@@ -484,7 +547,9 @@ func (c *conn) pumpRawUp(up *net.TCPConn, buf []byte) {
 // spliceDown does the server's. It reports whether the pump goes on.
 func (c *conn) spliceUp(up *net.TCPConn) bool {
 	lr := io.LimitedReader{R: c.client, N: spliceChunk}
+	c.beginSplice(dirUp)
 	w, err := up.ReadFrom(&lr)
+	c.endSplice(dirUp)
 	if w > 0 {
 		c.n.stats.bytesUp.Add(uint64(w))
 	}

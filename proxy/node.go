@@ -165,6 +165,13 @@ func (n *Node) applyLocked(m Mode, f wireFault, list []Toxic, revs []uint64) err
 			h.start(c, false)
 		}
 	}
+	if len(n.conns) > 0 { // every connection was kicked: now wait for their splices together
+		expire := time.NewTimer(settleFor)
+		defer expire.Stop()
+		for c := range n.conns {
+			c.settle(expire.C)
+		}
+	}
 	return nil
 }
 
