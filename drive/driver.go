@@ -109,8 +109,12 @@ type Driver struct {
 	expiry  int64 // passive, with expOK: what TicksToExpiry said, since no call that changes it
 	expHas  bool
 	expOK   bool
-	late    int // outcomes due at the open instant, of probes started before it, for Close to count
-	once    int // outcomes due at the open instant, of probes started at it, for Close to count
+	rose    bool    // a manager came up at the open instant: its first probe is due now
+	aheads  bool    // Config.Sparse with Config.Foresee: Begin runs ahead
+	moved   []int32 // with aheads: the nodes whose schedule changed since ahead last looked at them, in the order touched
+	spare   []int32 // the other buffer of moved: ahead's look touches into it
+	late    int     // outcomes due at the open instant, of probes started before it, for Close to count
+	once    int     // outcomes due at the open instant, of probes started at it, for Close to count
 
 	fresh  bool          // next, tick and due hold: nothing changed since they were worked out
 	next   time.Duration // the next instant
@@ -145,6 +149,7 @@ func NewReusing(old *Driver, m Machine, cfg Config, obs ...Observer) *Driver {
 		d = &Driver{}
 	}
 	nodes, inst, faults, repls, starts, faulted := d.nodes, d.inst[:0], d.faults[:0], d.repls[:0], d.starts[:0], d.faulted[:0]
+	moved, spare := d.moved[:0], d.spare[:0]
 	clear(d.inst[:cap(d.inst)])
 	clear(d.repls[:cap(d.repls)])
 	for _, o := range obs {
@@ -153,7 +158,7 @@ func NewReusing(old *Driver, m Machine, cfg Config, obs ...Observer) *Driver {
 		}
 	}
 	*d = Driver{m: m, cfg: cfg, obs: obs, inst: inst, view: m.View(), quiet: m.Quiet(), nodes: zeroed(nodes, m.Len()), foresee: cfg.Foresee != nil,
-		faults: faults, repls: repls, starts: starts}
+		faults: faults, repls: repls, starts: starts, moved: moved, spare: spare, aheads: cfg.Sparse && cfg.Foresee != nil}
 	_, d.passive = m.(Passive)
 	d.called = true
 	if cfg.Sparse {
@@ -167,8 +172,10 @@ func NewReusing(old *Driver, m Machine, cfg Config, obs ...Observer) *Driver {
 		d.faulted = faulted
 	}
 	for i := range d.nodes {
-		d.nodes[i].set(idle, 0)
-		d.nodes[i].aheadAt = -1
+		p := &d.nodes[i]
+		p.set(idle, 0)
+		p.aheadAt = -1
+		d.touch(i, p)
 	}
 	d.act = -1
 	d.advance()
@@ -236,12 +243,13 @@ func (d *Driver) Begin(t time.Duration) Work {
 	d.faults, d.repls, d.starts = d.faults[:0], d.repls[:0], d.starts[:0]
 	d.catchUp(t)
 	starts := d.due <= t // an outcome that counts now may start the node's next probe now
+	d.rose = false
 	for d.acted <= t {
 		d.apply(t, &d.cfg.Script[d.act])
 		d.flush()
 		d.advance()
-		starts = true // a manager that comes up starts a probe
 	}
+	starts = starts || d.rose // a manager that comes up starts a probe; no other action makes one due
 	if d.counts <= t {
 		d.count(t, false)
 		d.flush()

@@ -119,6 +119,8 @@ func (d *Driver) follow(t time.Duration, i int, up bool) {
 		p.seq++ // the probe under way is lost
 	case up && p.phase == down:
 		p.set(idle, t)
+		d.touch(i, p)
+		d.rose = true
 	}
 }
 

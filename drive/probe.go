@@ -41,6 +41,7 @@ type prober struct {
 	bound    int                // Config.Sparse: the script's next action that bounds a skip of the node's probes, or one before it
 	aheadAt  time.Duration      // the last start Driver.ahead looked at; -1 for none
 	boundAt  time.Duration      // with boundOK, the time of the action bound is, Never for none
+	moved    bool               // the node is on Driver.moved
 }
 
 // set puts the probe schedule in phase ph, with the time that phase waits for: the next start
@@ -75,8 +76,9 @@ type FaultChange struct {
 // count gives the engine, in node order, the outcomes due by t of the probes that started at t
 // (atOnce) or before it. Those it leaves to a later pass of the instant, it counts in d.once.
 func (d *Driver) count(t time.Duration, atOnce bool) {
-	for i := range d.nodes {
-		p := &d.nodes[i]
+	nodes := d.nodes // held here: the calls below cannot change it
+	for i := range nodes {
+		p := &nodes[i]
 		if p.countAt > t {
 			continue
 		}
@@ -87,6 +89,7 @@ func (d *Driver) count(t time.Duration, atOnce bool) {
 			continue
 		}
 		p.set(idle, p.next)
+		d.touch(i, p)
 		d.counted(t, i, p.cond)
 	}
 }
@@ -104,8 +107,9 @@ func (d *Driver) counted(t time.Duration, i int, c statemap.Condition) {
 
 // start hands out the probes due at t, skipping those foreseen to change nothing.
 func (d *Driver) start(t time.Duration) {
-	for i := range d.nodes {
-		p := &d.nodes[i]
+	nodes := d.nodes // held here: the calls below cannot change it
+	for i := range nodes {
+		p := &nodes[i]
 		if p.startAt > t {
 			continue
 		}
@@ -120,6 +124,7 @@ func (d *Driver) start(t time.Duration) {
 				d.finished(p, t+o.Took, o.Condition)
 			} else {
 				p.set(idle, t+d.cfg.Interval) // fence.NextProbeStart(t, t, Interval)
+				d.touch(i, p)
 				d.counted(t, i, o.Condition)
 			}
 			continue
@@ -143,10 +148,6 @@ func (d *Driver) start(t time.Duration) {
 // probes, without their instants.
 func (d *Driver) skip(t time.Duration, i int, p *prober) bool {
 	o := p.foreseen
-	steady, until := d.m.Steady(i, o.Condition)
-	if !steady {
-		return false
-	}
 	limit := d.cfg.End // a probe finishing after the end does not matter
 	at := d.acted
 	if d.cfg.Sparse {
@@ -161,9 +162,17 @@ func (d *Driver) skip(t time.Duration, i int, p *prober) bool {
 		// Probes start before the tick of their instant: at a tick instant, that tick is next.
 		limit = min(limit, statemap.NextTick(t-1))
 	}
+	if limit < t+o.Took {
+		return false // the first probe ends past the limit: nothing to skip, whatever Steady says (a third of the calls in check)
+	}
+	steady, until := d.m.Steady(i, o.Condition)
+	if !steady {
+		return false
+	}
 	next, ok := resumeAt(t, o.Took, d.cfg.Interval, min(limit, until))
 	if ok {
 		p.set(idle, next)
+		d.touch(i, p)
 	}
 	return ok
 }
@@ -178,20 +187,25 @@ func (d *Driver) skip(t time.Duration, i int, p *prober) bool {
 // which can only make a probe that would change something one that would not (the node
 // fenced); and running a probe that would change nothing is skipping it, probe by probe. The
 // same probes are skipped and run, to the same effect, without the instants at their start.
-// Each start is looked at once.
+// Each start is looked at once: only the nodes on d.moved, whose schedule changed since they
+// were last looked at (touch), are.
 func (d *Driver) ahead(t time.Duration) {
-	for i := range d.nodes {
-		p := &d.nodes[i]
-		for range 2 { // a skip's resumption is looked at again at once
+	moved := d.moved
+	d.moved = d.spare[:0] // what this look touches, the next looks at
+	nodes := d.nodes
+	for _, i := range moved {
+		p := &nodes[i]
+		p.moved = false
+		for range 2 { // a skip's resumption is looked at again at once (a skip touches the node: if this look stops there, the next goes on)
 			at := p.startAt
 			if p.phase != idle || p.aheadAt == at || at <= t || at == Never {
 				break
 			}
-			if d.skip(at, i, p) {
+			if d.skip(at, int(i), p) {
 				continue
 			}
 			p.aheadAt, p.run = at, false
-			if d.boundAt(i, p) <= at {
+			if d.boundAt(int(i), p) <= at {
 				break // an action may change the node's view first
 			}
 			if p.foreseen.Took == 0 {
@@ -205,6 +219,16 @@ func (d *Driver) ahead(t time.Duration) {
 			d.finished(p, at+p.foreseen.Took, p.foreseen.Condition)
 			break
 		}
+	}
+	d.spare = moved[:0]
+}
+
+// touch puts node i, whose schedule p changed, on d.moved for ahead to look at, once (only
+// when ahead runs: Config.Sparse with Config.Foresee).
+func (d *Driver) touch(i int, p *prober) {
+	if d.aheads && !p.moved {
+		p.moved = true
+		d.moved = append(d.moved, int32(i))
 	}
 }
 
