@@ -110,6 +110,7 @@ type Driver struct {
 	expHas  bool
 	expOK   bool
 	rose    bool    // a manager came up at the open instant: its first probe is due now
+	handout bool    // the open instant was begun by Begin: gather its Work (not by Step)
 	aheads  bool    // Config.Sparse with Config.Foresee: Begin runs ahead
 	moved   []int32 // with aheads: the nodes whose schedule changed since ahead last looked at them, in the order touched
 	spare   []int32 // the other buffer of moved: ahead's look touches into it
@@ -223,6 +224,30 @@ func (d *Driver) Ended() bool { return d.ended }
 // that order. Report each started probe's outcome as soon as it is known; one that ends at once
 // counts before the tick if it is reported before Close.
 func (d *Driver) Begin(t time.Duration) Work {
+	d.handout = true
+	d.begin(t)
+	if d.lone {
+		return Work{At: t}
+	}
+	return Work{At: t, Faults: d.faults, Repls: d.repls, Starts: d.starts}
+}
+
+// Step runs instant t, which must be Next(), in full, as Begin and Close do, for an adapter
+// that needs no Work: one whose driver foresees every probe (Config.Foresee), so there is none
+// to start or report, and that makes the faults and replication actions real in a model of
+// its own (the simulator: the fault model is Foresee itself, and the replication model reads
+// the timeline). The observers are told exactly what Begin and Close tell them.
+func (d *Driver) Step(t time.Duration) {
+	if !d.foresee {
+		panic("drive: Step without Config.Foresee: the probes must be handed out")
+	}
+	d.handout = false
+	d.begin(t)
+	d.Close()
+}
+
+// begin opens instant t: Begin's work, and with d.handout the Work gathered.
+func (d *Driver) begin(t time.Duration) {
 	if d.open || d.ended {
 		panic("drive: Begin with an instant open or the run over")
 	}
@@ -236,7 +261,7 @@ func (d *Driver) Begin(t time.Duration) Work {
 		d.lone = true
 		d.tickAt(t)
 		d.told = d.flush() || d.cfg.EveryTick
-		return Work{At: t}
+		return
 	}
 	d.lone, d.decided = false, false
 	d.late, d.once = 0, 0
@@ -260,7 +285,6 @@ func (d *Driver) Begin(t time.Duration) Work {
 	if d.cfg.Sparse && d.foresee && d.quiet {
 		d.ahead(t)
 	}
-	return Work{At: t, Faults: d.faults, Repls: d.repls, Starts: d.starts}
 }
 
 // Report gives the outcome of probe s, which finished at time at (at once: at == s.At). It

@@ -88,7 +88,9 @@ func (d *Driver) apply(t time.Duration, a *act.Action) {
 		if d.foresee {
 			d.nodes[a.Node].foreseen = d.cfg.Foresee(a.Fault)
 		}
-		d.faults = append(d.faults, FaultChange{Node: a.Node, Fault: a.Fault})
+		if d.handout {
+			d.faults = append(d.faults, FaultChange{Node: a.Node, Fault: a.Fault})
+		}
 		d.noteFault(t, a.Node, a.Fault)
 	case act.ManagerDown, act.ManagerUp, act.HostDown, act.HostUp, act.Partition:
 		d.m.Apply(t, a)
@@ -102,7 +104,9 @@ func (d *Driver) apply(t time.Duration, a *act.Action) {
 		d.mutated()
 		d.quiet = d.m.Quiet()
 	case act.Replicate:
-		d.repls = append(d.repls, *a)
+		if d.handout {
+			d.repls = append(d.repls, *a)
+		}
 	case act.End:
 	default:
 		panic(fmt.Sprintf("drive: action of %v", a.Kind))

@@ -140,8 +140,7 @@ func (r *runner) run() error {
 		if r.repl != nil {
 			r.repl.begin(t)
 		}
-		r.d.Begin(t) // the driver foresees every probe: there is none to start or report
-		r.d.Close()
+		r.d.Step(t) // the driver foresees every probe: there is none to start or report
 	}
 	return nil
 }
