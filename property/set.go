@@ -12,8 +12,9 @@ import (
 
 // Set judges several properties over one run as one drive.Observer: what failsim check hangs on
 // each trace, and what a timeline's "expect property" line is judged by. It tells each property
-// the events of its topics (every event, for a property that is no Subscriber), and asks it to
-// look at the engine at the end of an instant only when it asked to. Its zero value judges none.
+// the events of its topics (every event, for a property that is no Subscriber, and for a
+// watcher while it looks), and asks it to look at the engine at the end of an instant only when
+// it asked to. Its zero value judges none.
 type Set struct {
 	tr    Trace
 	specs []Spec
@@ -22,8 +23,20 @@ type Set struct {
 	// once, and there are at most 64 (TestSetFitsEveryProperty), so one word holds any set.
 	// Event and Instant walk their bits in index order, as a loop over props would, but call
 	// only the properties they concern, not every property for every event and instant.
-	look uint64            // the properties that look at the end of this instant
-	on   [numTopics]uint64 // per topic, the properties told of its events
+	look    uint64            // the properties that look at the end of this instant
+	on      [numTopics]uint64 // per topic, the properties told of its events
+	onWatch [numTopics]uint64 // per topic, the watchers told of its events while they look
+}
+
+// watcher is a Property that is told every event while it looks at the engine, and otherwise
+// only the events of its idle topics: one that needs every event only while it watches for
+// something, and that watches only while it asks to look. A Set has a property looking from
+// the Event that asked it to until a Look that did not ask to look again; a watcher that did
+// not ask to look since watches nothing, so the events of other topics change nothing in it and
+// its Event returns false for them, as a Subscriber's does for events outside its topics.
+type watcher interface {
+	Property
+	idleTopics() Topics
 }
 
 // NewSet returns the properties specs, fresh, for one run of tr. A property may be named once.
@@ -38,13 +51,19 @@ func NewSet(tr Trace, specs ...Spec) (*Set, error) {
 			return nil, err
 		}
 		s.props = append(s.props, p)
-		subs := AllTopics
-		if sub, ok := p.(Subscriber); ok {
-			subs = sub.Topics()
+		subs, watching := AllTopics, Topics(0)
+		switch p := p.(type) {
+		case Subscriber:
+			subs = p.Topics()
+		case watcher:
+			subs, watching = p.idleTopics(), AllTopics
 		}
 		for t := range numTopics {
 			if subs&(1<<t) != 0 {
 				s.on[t] |= 1 << i
+			}
+			if watching&(1<<t) != 0 {
+				s.onWatch[t] |= 1 << i
 			}
 		}
 	}
@@ -78,7 +97,8 @@ type renewer interface {
 
 // Event implements drive.Observer.
 func (s *Set) Event(ev act.Event) {
-	for on := s.on[TopicOf(ev)]; on != 0; on &= on - 1 {
+	t := TopicOf(ev)
+	for on := s.on[t] | s.onWatch[t]&s.look; on != 0; on &= on - 1 {
 		i := bits.TrailingZeros64(on)
 		if s.props[i].Event(ev) {
 			s.look |= 1 << i
