@@ -54,6 +54,12 @@ func (p *detectsDeath) renew(tr Trace) {
 	p.watch = p.watch[:0]
 }
 
+// idleTopics implements watcher: while it watches no fault, only a fault put on a link and a
+// change of policy change anything, and it asks to look whenever it watches one (Event, Look).
+func (p *detectsDeath) idleTopics() Topics {
+	return On(TopicFault) | OnKinds(fence.KindPolicyChanged)
+}
+
 // Event implements Property. A watch whose deadline passed before the event is judged first:
 // observers are told of no instant at which nothing was decided, so the first word of a late
 // fence may be the fence itself; until then the gates stayed as the last instant saw them. It

@@ -2,6 +2,7 @@ package property
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 	"time"
 
@@ -11,21 +12,36 @@ import (
 
 // Set judges several properties over one run as one drive.Observer: what failsim check hangs on
 // each trace, and what a timeline's "expect property" line is judged by. It tells each property
-// the events of its topics (every event, for a property that is no Subscriber), and asks it to
-// look at the engine at the end of an instant only when it asked to. Its zero value judges none.
+// the events of its topics (every event, for a property that is no Subscriber, and for a
+// watcher while it looks), and asks it to look at the engine at the end of an instant only when
+// it asked to. Its zero value judges none.
 type Set struct {
-	tr      Trace
-	specs   []Spec
-	props   []Property
-	look    []bool   // per property: it looks at the end of this instant
-	subs    []Topics // per property: the topics it is told of
-	all     Topics   // the union of subs: the topics some property is told of
-	looking int      // how many of look are true
+	tr    Trace
+	specs []Spec
+	props []Property
+	// look and on are sets of the properties' indexes, bit i for the i-th: a property is named
+	// once, and there are at most 64 (TestSetFitsEveryProperty), so one word holds any set.
+	// Event and Instant walk their bits in index order, as a loop over props would, but call
+	// only the properties they concern, not every property for every event and instant.
+	look    uint64            // the properties that look at the end of this instant
+	on      [numTopics]uint64 // per topic, the properties told of its events
+	onWatch [numTopics]uint64 // per topic, the watchers told of its events while they look
+}
+
+// watcher is a Property that is told every event while it looks at the engine, and otherwise
+// only the events of its idle topics: one that needs every event only while it watches for
+// something, and that watches only while it asks to look. A Set has a property looking from
+// the Event that asked it to until a Look that did not ask to look again; a watcher that did
+// not ask to look since watches nothing, so the events of other topics change nothing in it and
+// its Event returns false for them, as a Subscriber's does for events outside its topics.
+type watcher interface {
+	Property
+	idleTopics() Topics
 }
 
 // NewSet returns the properties specs, fresh, for one run of tr. A property may be named once.
 func NewSet(tr Trace, specs ...Spec) (*Set, error) {
-	s := &Set{tr: tr, specs: specs, props: make([]Property, 0, len(specs)), look: make([]bool, len(specs)), subs: make([]Topics, len(specs))}
+	s := &Set{tr: tr, specs: specs, props: make([]Property, 0, len(specs))}
 	for i, sp := range specs {
 		if slices.ContainsFunc(specs[:i], func(o Spec) bool { return o.Name == sp.Name }) {
 			return nil, fmt.Errorf("property %s is named twice", sp.Name)
@@ -35,14 +51,23 @@ func NewSet(tr Trace, specs ...Spec) (*Set, error) {
 			return nil, err
 		}
 		s.props = append(s.props, p)
-		s.look[i] = true // every property looks at the engine as the run starts
-		s.subs[i] = AllTopics
-		if sub, ok := p.(Subscriber); ok {
-			s.subs[i] = sub.Topics()
+		subs, watching := AllTopics, Topics(0)
+		switch p := p.(type) {
+		case Subscriber:
+			subs = p.Topics()
+		case watcher:
+			subs, watching = p.idleTopics(), AllTopics
 		}
-		s.all |= s.subs[i]
+		for t := range numTopics {
+			if subs&(1<<t) != 0 {
+				s.on[t] |= 1 << i
+			}
+			if watching&(1<<t) != 0 {
+				s.onWatch[t] |= 1 << i
+			}
+		}
 	}
-	s.looking = len(specs)
+	s.look = s.everyone() // every property looks at the engine as the run starts
 	return s, nil
 }
 
@@ -57,10 +82,12 @@ func (s *Set) Renew() {
 		} else {
 			s.props[i], _ = New(s.specs[i], s.tr) // it was made from this spec once: it builds
 		}
-		s.look[i] = true
 	}
-	s.looking = len(s.props)
+	s.look = s.everyone()
 }
+
+// everyone is the set of all of s's properties.
+func (s *Set) everyone() uint64 { return 1<<len(s.props) - 1 }
 
 // renewer is a Property that can be made fresh in place, for another run of tr: exactly as New
 // made it, but for the space it reuses.
@@ -70,27 +97,21 @@ type renewer interface {
 
 // Event implements drive.Observer.
 func (s *Set) Event(ev act.Event) {
-	t := Topics(1) << TopicOf(ev)
-	if s.all&t == 0 {
-		return // no property is told of it
-	}
-	for i, p := range s.props {
-		if s.subs[i]&t != 0 && p.Event(ev) && !s.look[i] {
-			s.look[i] = true
-			s.looking++
+	t := TopicOf(ev)
+	for on := s.on[t] | s.onWatch[t]&s.look; on != 0; on &= on - 1 {
+		i := bits.TrailingZeros64(on)
+		if s.props[i].Event(ev) {
+			s.look |= 1 << i
 		}
 	}
 }
 
 // Instant implements drive.InstantObserver.
 func (s *Set) Instant(at time.Duration, e fence.View) {
-	if s.looking == 0 {
-		return // none asked to look
-	}
-	for i, p := range s.props {
-		if s.look[i] && !p.Look(at, e) {
-			s.look[i] = false
-			s.looking--
+	for look := s.look; look != 0; look &= look - 1 {
+		i := bits.TrailingZeros64(look)
+		if !s.props[i].Look(at, e) {
+			s.look &^= 1 << i
 		}
 	}
 }
