@@ -249,10 +249,10 @@ func (d *Driver) Step(t time.Duration) {
 // begin opens instant t: Begin's work, and with d.handout the Work gathered.
 func (d *Driver) begin(t time.Duration) {
 	if d.open || d.ended {
-		panic("drive: Begin with an instant open or the run over")
+		panic("drive: Begin or Step with an instant open or the run over")
 	}
 	if next := d.Next(); t != next {
-		panic(fmt.Sprintf("drive: Begin(%v), but the next instant is %v", t, next))
+		panic(fmt.Sprintf("drive: Begin or Step(%v), but the next instant is %v", t, next))
 	}
 	d.open, d.fresh, d.last = true, false, t
 	if t == d.tick && t < d.due && t != d.cfg.End && !d.actionAt(t) && !d.checkpointAt(t) && t != d.woke {
