@@ -58,7 +58,8 @@ type conn struct {
 	rawUp    atomic.Bool // the client's bytes are not framed: a mode change kicks the client's reads too
 
 	// splicing holds, per direction, the generation (gen) under which the splice now in the
-	// kernel began, 0 when none; spliceEnd is closed when one returns. Under mu. A mode change
+	// kernel began, 0 when none (gen is 1 or more from the setMode that makes the conn, before
+	// any pump runs); spliceEnd is closed when one returns. Under mu. A mode change
 	// waits for the splices of earlier generations (settle): a splice the kick woke can still
 	// take bytes that arrive before it runs, so only once it has returned does no byte pass
 	// under the old mode.
